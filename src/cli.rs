@@ -1,0 +1,155 @@
+//! The command line: clap definitions only. Everything here is what was typed;
+//! `config::Options` turns it (with the environment and the config files) into the
+//! settings a run uses.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Apply an edit, let the project's language servers check it, and report the new
+/// diagnostics of the edited files and of the files the edit broke.
+#[derive(Debug, Parser)]
+#[command(name = "lspgate", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if lspgate had been started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// The workspace: every written path must lie inside it [default: git top level, else DIR]
+    #[arg(long, global = true, value_name = "DIR", env = "LSPGATE_ROOT")]
+    pub root: Option<PathBuf>,
+
+    /// Run server commands that the project's .lspgate.toml introduces or changes.
+    #[arg(long, global = true)]
+    pub trust_project: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write PATH (new content from --content, else stdin) and report.
+    Write {
+        /// The file to write, created if missing.
+        path: PathBuf,
+        /// The new content; read from stdin when absent.
+        #[arg(long)]
+        content: Option<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Replace --old by --new in PATH and report.
+    Edit {
+        /// The file to edit.
+        path: PathBuf,
+        /// The exact text to replace; it must occur once unless --replace-all.
+        #[arg(long, allow_hyphen_values = true)]
+        old: String,
+        /// The replacement text.
+        #[arg(long, allow_hyphen_values = true)]
+        new: String,
+        /// Replace every occurrence of --old.
+        #[arg(long)]
+        replace_all: bool,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Apply a unified diff (git or plain, several files) and report.
+    Patch {
+        /// The patch file; `-` or absent reads stdin.
+        patch: Option<PathBuf>,
+        /// Strip N leading components from the paths in the patch, as `git apply -p`.
+        #[arg(short = 'p', value_name = "N", default_value_t = 1)]
+        strip: usize,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Report on files without editing them.
+    Check {
+        /// The files to check.
+        paths: Vec<PathBuf>,
+        /// Check the staged content of the git index.
+        #[arg(long)]
+        staged: bool,
+        /// Check the files a diff touches, counting as new only what it introduced.
+        #[arg(long, value_name = "FILE|-")]
+        patch: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// List the known servers, which are installed, and the files they cover.
+    Servers {
+        /// Explain which server would handle this file, and why.
+        file: Option<PathBuf>,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// Options shared by the reporting commands (write, edit, patch, check).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReportArgs {
+    /// Output form [default: text]
+    #[arg(long, value_enum, env = "LSPGATE_FORMAT")]
+    pub format: Option<Format>,
+    /// How long a cold server may take to start and finish its initial analysis [default: 60s]
+    #[arg(long, value_name = "DUR", env = "LSPGATE_STARTUP_TIMEOUT")]
+    pub startup_timeout: Option<String>,
+    /// Primary wait, for the edited files' fresh diagnostics [default: 5s]
+    #[arg(long, value_name = "DUR", env = "LSPGATE_TIMEOUT")]
+    pub timeout: Option<String>,
+    /// Cross-file wait, after the primary wait, for other files' diagnostics [default: 2s]
+    #[arg(long, value_name = "DUR", env = "LSPGATE_CROSS_FILE_TIMEOUT")]
+    pub cross_file_timeout: Option<String>,
+    /// Report every diagnostic of the touched and dependent files, not only new ones.
+    #[arg(long)]
+    pub all: bool,
+    /// Exit 1 when a new diagnostic at or above this severity exists [default: error]
+    #[arg(long, value_enum, env = "LSPGATE_FAIL_ON")]
+    pub fail_on: Option<FailOn>,
+    /// Never touch the disk: the servers see the new text in memory only.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Apply the edit only if it introduces no diagnostic at --fail-on.
+    #[arg(long)]
+    pub reject: bool,
+    /// Run the servers inside this process and stop them at exit.
+    #[arg(long)]
+    pub no_daemon: bool,
+    /// Cap per block; the rest is counted in a `... and N more` line [default: 20]
+    #[arg(long, value_name = "N", env = "LSPGATE_MAX_ENTRIES")]
+    pub max_entries: Option<usize>,
+    /// Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]
+    #[arg(long, value_enum, env = "LSPGATE_COLOR")]
+    pub color: Option<ColorChoice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The clap command, for completions, man pages and tests.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}

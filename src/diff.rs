@@ -1,0 +1,1 @@
+//! Before and after: which diagnostics an edit introduced, which it fixed.

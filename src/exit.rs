@@ -1,0 +1,10 @@
+//! Exit statuses: the contract with scripts (SPEC section 4).
+
+/// Done; no new diagnostic at or above `--fail-on`.
+pub const OK: i32 = 0;
+/// Done; new diagnostics at or above `--fail-on`.
+pub const NEW_DIAGNOSTICS: i32 = 1;
+/// Bad input; nothing was written.
+pub const BAD_INPUT: i32 = 2;
+/// Nothing new found, but the check is incomplete.
+pub const INCOMPLETE: i32 = 3;
