@@ -12,6 +12,7 @@ pub mod diff;
 pub mod edit;
 pub mod exit;
 pub mod report;
+pub mod servers;
 
 /// Run lspgate with these arguments; returns the exit status.
 pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {

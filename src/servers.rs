@@ -1,0 +1,233 @@
+//! The server table: which language server handles which files, how to start it,
+//! what to answer its configuration requests with, and how it behaves while we wait
+//! for its diagnostics. The built-in table covers pyright, basedpyright,
+//! typescript-language-server, gopls, clangd and rust-analyzer; `config` layers the
+//! user's and the project's `.lspgate.toml` over it.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Where a server's entry came from, for `servers` and for the trust rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    BuiltIn,
+    UserConfig,
+    ProjectConfig,
+}
+
+/// How a server delivers diagnostics, as far as the waits need to know.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitProfile {
+    /// The server echoes the document version we sent in its publishes. Debian's
+    /// gopls 0.5 publishes the previous version, so for it this is false and the wait
+    /// settles on quiet instead.
+    pub versioned_publish: bool,
+    /// Silence (with no progress under way) after which the server counts as settled.
+    pub quiet: Duration,
+    /// How long after a change an open file with no publish at all counts as
+    /// unchanged: typescript-language-server sends nothing when a file stays clean.
+    pub unpublished_after: Duration,
+}
+
+impl Default for WaitProfile {
+    fn default() -> Self {
+        WaitProfile {
+            versioned_publish: true,
+            quiet: Duration::from_millis(300),
+            unpublished_after: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// One language server and the files it covers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSpec {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    /// File extensions (without the dot) this server checks.
+    pub extensions: Vec<String>,
+    /// LSP languageId per extension; extensions not listed use `default_language_id`.
+    pub language_ids: Vec<(String, String)>,
+    pub default_language_id: String,
+    /// Files or directories whose presence marks a server root.
+    pub root_markers: Vec<String>,
+    /// Answered to `workspace/configuration`, looked up by section path.
+    pub settings: Value,
+    pub initialization_options: Option<Value>,
+    pub wait: WaitProfile,
+    /// How to install it, for the note printed when it is missing.
+    pub install_hint: String,
+    pub origin: Origin,
+}
+
+impl ServerSpec {
+    pub fn language_id(&self, ext: &str) -> &str {
+        self.language_ids
+            .iter()
+            .find(|(e, _)| e == ext)
+            .map(|(_, id)| id.as_str())
+            .unwrap_or(&self.default_language_id)
+    }
+
+    /// The value of `section` (dotted path) in the settings, or null.
+    pub fn setting(&self, section: Option<&str>) -> Value {
+        let Some(section) = section.filter(|s| !s.is_empty()) else {
+            return self.settings.clone();
+        };
+        let mut v = &self.settings;
+        for part in section.split('.') {
+            match v.get(part) {
+                Some(next) => v = next,
+                None => return Value::Null,
+            }
+        }
+        v.clone()
+    }
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The built-in table, in preference order: for an extension claimed by several
+/// servers the first one installed wins (pyright before basedpyright).
+pub fn builtin() -> Vec<ServerSpec> {
+    let python_analysis = json!({
+        // openFilesOnly: dependents are opened explicitly, so whole-workspace analysis
+        // (expensive on large projects) is not needed for cross-file results.
+        "diagnosticMode": "openFilesOnly",
+        "autoSearchPaths": true,
+        "useLibraryCodeForTypes": true,
+    });
+    let ts_ids = vec![
+        ("ts".to_string(), "typescript".to_string()),
+        ("tsx".to_string(), "typescriptreact".to_string()),
+        ("mts".to_string(), "typescript".to_string()),
+        ("cts".to_string(), "typescript".to_string()),
+        ("js".to_string(), "javascript".to_string()),
+        ("jsx".to_string(), "javascriptreact".to_string()),
+        ("mjs".to_string(), "javascript".to_string()),
+        ("cjs".to_string(), "javascript".to_string()),
+    ];
+    vec![
+        ServerSpec {
+            name: "pyright".into(),
+            command: "pyright-langserver".into(),
+            args: strs(&["--stdio"]),
+            extensions: strs(&["py", "pyi"]),
+            language_ids: vec![],
+            default_language_id: "python".into(),
+            root_markers: strs(&[
+                "pyrightconfig.json",
+                "pyproject.toml",
+                "setup.py",
+                "setup.cfg",
+                "requirements.txt",
+            ]),
+            settings: json!({ "python": { "analysis": python_analysis.clone() } }),
+            initialization_options: None,
+            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            install_hint: "npm install -g pyright".into(),
+            origin: Origin::BuiltIn,
+        },
+        ServerSpec {
+            name: "basedpyright".into(),
+            command: "basedpyright-langserver".into(),
+            args: strs(&["--stdio"]),
+            extensions: strs(&["py", "pyi"]),
+            language_ids: vec![],
+            default_language_id: "python".into(),
+            root_markers: strs(&[
+                "pyrightconfig.json",
+                "pyproject.toml",
+                "setup.py",
+                "setup.cfg",
+                "requirements.txt",
+            ]),
+            settings: json!({
+                "python": {},
+                "basedpyright": { "analysis": python_analysis },
+            }),
+            initialization_options: None,
+            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            install_hint: "pip install basedpyright".into(),
+            origin: Origin::BuiltIn,
+        },
+        ServerSpec {
+            name: "typescript-language-server".into(),
+            command: "typescript-language-server".into(),
+            args: strs(&["--stdio"]),
+            extensions: strs(&["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"]),
+            language_ids: ts_ids,
+            default_language_id: "typescript".into(),
+            root_markers: strs(&["tsconfig.json", "jsconfig.json", "package.json"]),
+            settings: json!({}),
+            initialization_options: Some(json!({ "preferences": {} })),
+            // No versions in its publishes, and no publish at all when a file stays
+            // clean; its geterr runs ~250 ms after a change.
+            wait: WaitProfile {
+                versioned_publish: false,
+                quiet: Duration::from_millis(300),
+                unpublished_after: Duration::from_millis(900),
+            },
+            install_hint: "npm install -g typescript-language-server typescript@6".into(),
+            origin: Origin::BuiltIn,
+        },
+        ServerSpec {
+            name: "gopls".into(),
+            command: "gopls".into(),
+            args: vec![],
+            extensions: strs(&["go"]),
+            language_ids: vec![],
+            default_language_id: "go".into(),
+            root_markers: strs(&["go.work", "go.mod"]),
+            settings: json!({}),
+            initialization_options: None,
+            // Debian's gopls 0.5 publishes the previous version (or none) after a
+            // change, and a second pass lands ~250 ms later.
+            wait: WaitProfile {
+                versioned_publish: false,
+                quiet: Duration::from_millis(400),
+                unpublished_after: Duration::from_millis(600),
+            },
+            install_hint: "apt-get install gopls golang-go".into(),
+            origin: Origin::BuiltIn,
+        },
+        ServerSpec {
+            name: "clangd".into(),
+            command: "clangd".into(),
+            args: strs(&["--background-index=false"]),
+            extensions: strs(&["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx"]),
+            language_ids: vec![
+                ("c".to_string(), "c".to_string()),
+                ("h".to_string(), "c".to_string()),
+            ],
+            default_language_id: "cpp".into(),
+            root_markers: strs(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
+            settings: json!({}),
+            initialization_options: Some(json!({ "clangdFileStatus": true })),
+            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            install_hint: "apt-get install clangd".into(),
+            origin: Origin::BuiltIn,
+        },
+        ServerSpec {
+            name: "rust-analyzer".into(),
+            command: "rust-analyzer".into(),
+            args: vec![],
+            extensions: strs(&["rs"]),
+            language_ids: vec![],
+            default_language_id: "rust".into(),
+            root_markers: strs(&["Cargo.toml"]),
+            settings: json!({}),
+            initialization_options: Some(json!({ "checkOnSave": true })),
+            // cargo check runs after a save and reports through progress; between
+            // its progress tokens there can be short gaps.
+            wait: WaitProfile { quiet: Duration::from_millis(300), ..WaitProfile::default() },
+            install_hint: "rustup component add rust-analyzer".into(),
+            origin: Origin::BuiltIn,
+        },
+    ]
+}
