@@ -8,6 +8,7 @@
 //! `report` (the only writer to stdout).
 
 pub mod cli;
+pub mod config;
 pub mod diff;
 pub mod edit;
 pub mod exit;

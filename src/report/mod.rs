@@ -91,3 +91,7 @@ pub struct Report {
     pub timed_out: bool,
     pub exit_code: i32,
 }
+
+pub mod json;
+pub mod styles;
+pub mod text;

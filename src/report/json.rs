@@ -1,0 +1,1 @@
+//! json rendering of a [`super::Report`].

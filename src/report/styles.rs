@@ -1,0 +1,1 @@
+//! styles rendering of a [`super::Report`].

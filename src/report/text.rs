@@ -1,0 +1,1 @@
+//! text rendering of a [`super::Report`].
