@@ -60,7 +60,11 @@ pub struct ServerSpec {
     pub wait: WaitProfile,
     /// How to install it, for the note printed when it is missing.
     pub install_hint: String,
+    /// Where its command (and arguments) came from.
     pub origin: Origin,
+    /// Turned off by a config file (`disabled = true`): kept in the table so that
+    /// `servers` can say so, never chosen for a file.
+    pub disabled: bool,
 }
 
 impl ServerSpec {
@@ -132,6 +136,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
             install_hint: "npm install -g pyright".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
         ServerSpec {
             name: "basedpyright".into(),
@@ -155,6 +160,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
             install_hint: "pip install basedpyright".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
         ServerSpec {
             name: "typescript-language-server".into(),
@@ -175,6 +181,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             },
             install_hint: "npm install -g typescript-language-server typescript@6".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
         ServerSpec {
             name: "gopls".into(),
@@ -195,6 +202,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             },
             install_hint: "apt-get install gopls golang-go".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
         ServerSpec {
             name: "clangd".into(),
@@ -212,6 +220,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
             install_hint: "apt-get install clangd".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
         ServerSpec {
             name: "rust-analyzer".into(),
@@ -228,6 +237,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             wait: WaitProfile { quiet: Duration::from_millis(300), ..WaitProfile::default() },
             install_hint: "rustup component add rust-analyzer".into(),
             origin: Origin::BuiltIn,
+            disabled: false,
         },
     ]
 }
