@@ -828,7 +828,7 @@ fn resolve_options_with(
 pub fn candidates<'a>(
     servers: &'a [ServerSpec],
     path: &Path,
-) -> impl Iterator<Item = &'a ServerSpec> {
+) -> impl Iterator<Item = &'a ServerSpec> + use<'a> {
     let ext = path.extension().and_then(OsStr::to_str).map(str::to_owned);
     servers.iter().filter(move |s| {
         !s.disabled
