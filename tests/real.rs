@@ -1,0 +1,670 @@
+//! End-to-end runs against the real language servers, on the tiny projects in
+//! `tests/fixtures/<language>`: module `a` defines `greet(name)`, `b` and `c` call
+//! it, and `c` also holds an error of its own that no edit here touches.
+//!
+//! Each server gets the same four stories: an error in the edited file; a change
+//! to `greet` that breaks `b` and `c`, which nobody opened; `c`'s own error never
+//! reported as new (also when its lines move); a fixing edit that exits 0. The
+//! edit mechanics (dry run, reject, malformed and non-applying patches, a two-file
+//! patch) are checked once, with pyright.
+//!
+//! The timeouts are generous on purpose: a cold server on a busy 2-core CI machine
+//! can be slow, and these tests are about what is reported, not how fast.
+
+use std::{fs, path::Path, time::Duration};
+
+use serde_json::Value;
+
+use crate::support::{Output, Test, require_server};
+
+/// Cold-start friendly waits; correctness must not depend on speed.
+const WAITS: [&str; 7] = [
+    "--no-daemon",
+    "--startup-timeout",
+    "90s",
+    "--timeout",
+    "20s",
+    "--cross-file-timeout",
+    "10s",
+];
+
+/// Above the sum of the waits, so a slow run fails on its own report, not the watchdog.
+const WATCHDOG: Duration = Duration::from_secs(300);
+
+/// Replace `old` by `new` in `path` (what `lspgate edit` does).
+struct Edit {
+    path: &'static str,
+    old: &'static str,
+    new: &'static str,
+}
+
+/// One server, its fixture, and the edits and lines the stories need. Lines are
+/// 1-based, as in the text report.
+struct Lang {
+    /// The commands that must be on PATH.
+    commands: &'static [&'static str],
+    fixture: &'static str,
+    /// Introduces an error in module `a`, at `error_line`.
+    error: Edit,
+    error_line: u32,
+    /// Gives `greet` a second required parameter: breaks `b` and `c` only.
+    breaking: Edit,
+    /// Where `b` and `c` call `greet`.
+    b_call: (&'static str, u32),
+    c_call: u32,
+    /// `c`, and the line of its own (pre-existing) error.
+    c: &'static str,
+    c_error_line: u32,
+    /// Inserts one line above `c`'s own error.
+    c_shift: Edit,
+}
+
+const PYRIGHT: Lang = Lang {
+    commands: &["pyright-langserver"],
+    fixture: "python",
+    error: Edit {
+        path: "a.py",
+        old: "return \"Hello, \" + name",
+        new: "return 42",
+    },
+    error_line: 2,
+    breaking: Edit {
+        path: "a.py",
+        old: "def greet(name: str)",
+        new: "def greet(name: str, greeting: str)",
+    },
+    b_call: ("b.py", 3),
+    c_call: 5,
+    c: "c.py",
+    c_error_line: 3,
+    c_shift: Edit {
+        path: "c.py",
+        old: "count: int =",
+        new: "# moved down by one line\ncount: int =",
+    },
+};
+
+const TSLS: Lang = Lang {
+    commands: &["typescript-language-server"],
+    fixture: "typescript",
+    error: Edit {
+        path: "a.ts",
+        old: "return \"Hello, \" + name;",
+        new: "return 42;",
+    },
+    error_line: 2,
+    breaking: Edit {
+        path: "a.ts",
+        old: "greet(name: string)",
+        new: "greet(name: string, greeting: string)",
+    },
+    b_call: ("b.ts", 3),
+    c_call: 5,
+    c: "c.ts",
+    c_error_line: 3,
+    c_shift: Edit {
+        path: "c.ts",
+        old: "const count",
+        new: "// moved down by one line\nconst count",
+    },
+};
+
+const GOPLS: Lang = Lang {
+    commands: &["gopls", "go"],
+    fixture: "go",
+    error: Edit {
+        path: "a/a.go",
+        old: "return \"Hello, \" + name",
+        new: "return 42",
+    },
+    error_line: 4,
+    breaking: Edit {
+        path: "a/a.go",
+        old: "Greet(name string)",
+        new: "Greet(name, greeting string)",
+    },
+    b_call: ("b/b.go", 6),
+    c_call: 8,
+    c: "c/c.go",
+    c_error_line: 5,
+    c_shift: Edit {
+        path: "c/c.go",
+        old: "var count",
+        new: "// moved down by one line\nvar count",
+    },
+};
+
+// In C the edits go to the header: that is where `greet` is declared, and every
+// file including it is a dependent.
+const CLANGD: Lang = Lang {
+    commands: &["clangd"],
+    fixture: "c",
+    error: Edit {
+        path: "a.h",
+        old: "greet(const char *name);",
+        new: "greet(const chr *name);",
+    },
+    error_line: 4,
+    breaking: Edit {
+        path: "a.h",
+        old: "greet(const char *name);",
+        new: "greet(const char *name, int times);",
+    },
+    b_call: ("b.c", 4),
+    c_call: 8,
+    c: "c.c",
+    c_error_line: 7,
+    c_shift: Edit {
+        path: "c.c",
+        old: "    int count = p;",
+        new: "    /* moved down by one line */\n    int count = p;",
+    },
+};
+
+const RUST_ANALYZER: Lang = Lang {
+    commands: &["rust-analyzer", "cargo"],
+    fixture: "rust",
+    error: Edit {
+        path: "src/a.rs",
+        old: "format!(\"Hello, {name}\")",
+        new: "42",
+    },
+    error_line: 2,
+    // `_greeting`: an unused parameter would add a warning to `a` itself.
+    breaking: Edit {
+        path: "src/a.rs",
+        old: "greet(name: &str)",
+        new: "greet(name: &str, _greeting: &str)",
+    },
+    b_call: ("src/b.rs", 4),
+    c_call: 5,
+    c: "src/c.rs",
+    c_error_line: 4,
+    c_shift: Edit {
+        path: "src/c.rs",
+        old: "    let count: i32",
+        new: "    // moved down by one line\n    let count: i32",
+    },
+};
+
+fn installed(lang: &Lang) -> bool {
+    // Every command is checked (no short-circuit), so CI names each missing one.
+    lang.commands
+        .iter()
+        .filter(|cmd| !require_server(cmd))
+        .count()
+        == 0
+}
+
+/// A workspace holding a copy of the fixture, with `edits` already applied to it.
+fn workspace(lang: &Lang, edits: &[&Edit]) -> Test {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(lang.fixture);
+    let mut files = Vec::new();
+    collect(&root, &root, &mut files);
+    assert!(!files.is_empty(), "fixture {} is empty", root.display());
+    let mut test = Test::new().watchdog(WATCHDOG);
+    for (rel, mut text) in files {
+        for edit in edits.iter().filter(|edit| Path::new(edit.path) == rel) {
+            assert_eq!(
+                text.matches(edit.old).count(),
+                1,
+                "{:?} must occur once in {}",
+                edit.old,
+                edit.path
+            );
+            text = text.replacen(edit.old, edit.new, 1);
+        }
+        test = test.file(rel, text);
+    }
+    test
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut Vec<(std::path::PathBuf, String)>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|err| panic!("read {}: {err}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a dir entry").path();
+        if path.is_dir() {
+            collect(root, &path, files);
+        } else {
+            let text = fs::read_to_string(&path)
+                .unwrap_or_else(|err| panic!("read {}: {err}", path.display()));
+            files.push((
+                path.strip_prefix(root)
+                    .expect("inside the fixture")
+                    .to_owned(),
+                text,
+            ));
+        }
+    }
+}
+
+/// `lspgate edit` applying `edit` (or its reverse), with the generous waits.
+fn edit_args(edit: &Edit, reverse: bool, extra: &[&str]) -> Vec<String> {
+    let (old, new) = if reverse {
+        (edit.new, edit.old)
+    } else {
+        (edit.old, edit.new)
+    };
+    let mut args: Vec<String> = ["edit", edit.path, "--old", old, "--new", new]
+        .map(String::from)
+        .to_vec();
+    args.extend(WAITS.iter().chain(extra).map(|arg| arg.to_string()));
+    args
+}
+
+/// The block's diagnostic lines for `path:line` (any column, any severity).
+fn lines_at<'a>(lines: &[&'a str], path: &str, line: u32) -> Vec<&'a str> {
+    let at = format!(" {path}:{line}:");
+    lines.iter().copied().filter(|l| l.contains(&at)).collect()
+}
+
+/// Fails unless block `name` lists an error at `path:line`.
+fn assert_error_in(out: &Output, name: &str, path: &str, line: u32) {
+    let block = out
+        .block(name)
+        .unwrap_or_else(|| panic!("no <{name}> block\n{out}"));
+    let prefix = format!("Error: {path}:{line}:");
+    assert!(
+        block.iter().any(|l| l.starts_with(&prefix)),
+        "<{name}> lacks an error at {path}:{line}\n{out}"
+    );
+}
+
+/// Fails if any diagnostic is listed at `path:line`, in any block.
+fn assert_nothing_at(out: &Output, path: &str, line: u32) {
+    let all: Vec<&str> = out.stdout.lines().collect();
+    let found = lines_at(&all, path, line);
+    assert!(
+        found.is_empty(),
+        "{path}:{line} is reported: {found:?}\n{out}"
+    );
+}
+
+fn json_file<'a>(report: &'a Value, path: &str) -> Option<&'a Value> {
+    report["files"]
+        .as_array()?
+        .iter()
+        .find(|file| file["path"] == path)
+}
+
+/// The diagnostics of `path` in a JSON report that start on 1-based `line`.
+fn json_diagnostics_at<'a>(report: &'a Value, path: &str, line: u32) -> Vec<&'a Value> {
+    let Some(file) = json_file(report, path) else {
+        return Vec::new();
+    };
+    file["diagnostics"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter(|d| d["range"]["start"]["line"] == u64::from(line - 1))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// --- the four stories, per server ------------------------------------------------
+
+/// (a) An error in the edited file is reported in `<file_diagnostics>` at its line;
+/// `c`'s own error, untouched, is not reported.
+fn reports_error_in_edited_file(lang: &Lang) {
+    if !installed(lang) {
+        return;
+    }
+    let out = workspace(lang, &[])
+        .args(edit_args(&lang.error, false, &[]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "file_diagnostics", lang.error.path, lang.error_line);
+    assert_nothing_at(&out, lang.c, lang.c_error_line);
+    assert_eq!(
+        out.file(lang.error.path).matches(lang.error.new).count(),
+        1,
+        "edit not applied\n{out}"
+    );
+}
+
+/// (b) A signature change breaks `b`, which nobody opened: reported in
+/// `<project_diagnostics>`, and in JSON with role `dependent`. `c`'s new error is
+/// reported, its old one is not.
+fn reports_dependent_broken_by_edit(lang: &Lang) {
+    if !installed(lang) {
+        return;
+    }
+    let (b, b_line) = lang.b_call;
+    let out = workspace(lang, &[])
+        .args(edit_args(&lang.breaking, false, &[]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", b, b_line);
+    assert_error_in(&out, "project_diagnostics", lang.c, lang.c_call);
+    assert_nothing_at(&out, lang.c, lang.c_error_line);
+    let file_block = out.block("file_diagnostics").unwrap_or_default();
+    assert!(
+        lines_at(&file_block, b, b_line).is_empty(),
+        "{b} is not an edited file\n{out}"
+    );
+
+    let out = workspace(lang, &[])
+        .args(edit_args(&lang.breaking, false, &["--format", "json"]))
+        .run();
+    out.assert_code(1);
+    let report = out.json();
+    let file =
+        json_file(&report, b).unwrap_or_else(|| panic!("{b} missing from the JSON files\n{out}"));
+    assert_eq!(file["role"], "dependent", "{b}'s role\n{out}");
+    let at_call = json_diagnostics_at(&report, b, b_line);
+    assert!(
+        at_call
+            .iter()
+            .any(|d| d["severity"] == "Error" && d["new"] == true),
+        "no new error at {b}:{b_line} in JSON\n{out}"
+    );
+    let c_own = json_diagnostics_at(&report, lang.c, lang.c_error_line);
+    assert!(
+        c_own.iter().all(|d| d["new"] == false),
+        "{}'s own error is marked new\n{out}",
+        lang.c
+    );
+    assert_eq!(report["exit_code"], 1, "JSON exit_code\n{out}");
+}
+
+/// (c) An edit of `c` that moves its own error down a line reports nothing new.
+fn does_not_report_moved_preexisting_error(lang: &Lang) {
+    if !installed(lang) {
+        return;
+    }
+    let out = workspace(lang, &[])
+        .args(edit_args(&lang.c_shift, false, &[]))
+        .run();
+    out.assert_code(0);
+    assert_nothing_at(&out, lang.c, lang.c_error_line);
+    assert_nothing_at(&out, lang.c, lang.c_error_line + 1);
+    out.stdout_lacks("Error:");
+    assert!(
+        out.file(lang.c).contains("moved down by one line"),
+        "edit not applied\n{out}"
+    );
+}
+
+/// (d) Reverting (a) reports no new error and exits 0; with `--all`, `c`'s own
+/// error, which the fix leaves alone, is listed.
+fn fixing_edit_reports_nothing_new(lang: &Lang) {
+    if !installed(lang) {
+        return;
+    }
+    let out = workspace(lang, &[&lang.error])
+        .args(edit_args(&lang.error, true, &[]))
+        .run();
+    out.assert_code(0);
+    out.stdout_lacks("Error:");
+    assert!(
+        out.block("file_diagnostics").is_none(),
+        "a clean run lists nothing\n{out}"
+    );
+    assert_eq!(
+        out.file(lang.error.path).matches(lang.error.old).count(),
+        1,
+        "fix not applied\n{out}"
+    );
+
+    let out = workspace(lang, &[&lang.error])
+        .args(edit_args(&lang.error, true, &["--all"]))
+        .run();
+    out.assert_code(0);
+    assert_error_in(&out, "project_diagnostics", lang.c, lang.c_error_line);
+    assert_nothing_at(&out, lang.error.path, lang.error_line);
+}
+
+#[test]
+fn pyright_reports_error_in_edited_file() {
+    reports_error_in_edited_file(&PYRIGHT);
+}
+
+#[test]
+fn pyright_reports_dependent_broken_by_edit() {
+    reports_dependent_broken_by_edit(&PYRIGHT);
+}
+
+#[test]
+fn pyright_does_not_report_moved_preexisting_error() {
+    does_not_report_moved_preexisting_error(&PYRIGHT);
+}
+
+#[test]
+fn pyright_fixing_edit_reports_nothing_new() {
+    fixing_edit_reports_nothing_new(&PYRIGHT);
+}
+
+#[test]
+fn tsls_reports_error_in_edited_file() {
+    reports_error_in_edited_file(&TSLS);
+}
+
+#[test]
+fn tsls_reports_dependent_broken_by_edit() {
+    reports_dependent_broken_by_edit(&TSLS);
+}
+
+#[test]
+fn tsls_does_not_report_moved_preexisting_error() {
+    does_not_report_moved_preexisting_error(&TSLS);
+}
+
+#[test]
+fn tsls_fixing_edit_reports_nothing_new() {
+    fixing_edit_reports_nothing_new(&TSLS);
+}
+
+#[test]
+fn gopls_reports_error_in_edited_file() {
+    reports_error_in_edited_file(&GOPLS);
+}
+
+#[test]
+fn gopls_reports_dependent_broken_by_edit() {
+    reports_dependent_broken_by_edit(&GOPLS);
+}
+
+#[test]
+fn gopls_does_not_report_moved_preexisting_error() {
+    does_not_report_moved_preexisting_error(&GOPLS);
+}
+
+#[test]
+fn gopls_fixing_edit_reports_nothing_new() {
+    fixing_edit_reports_nothing_new(&GOPLS);
+}
+
+#[test]
+fn clangd_reports_error_in_edited_file() {
+    reports_error_in_edited_file(&CLANGD);
+}
+
+#[test]
+fn clangd_reports_dependent_broken_by_edit() {
+    reports_dependent_broken_by_edit(&CLANGD);
+}
+
+#[test]
+fn clangd_does_not_report_moved_preexisting_error() {
+    does_not_report_moved_preexisting_error(&CLANGD);
+}
+
+#[test]
+fn clangd_fixing_edit_reports_nothing_new() {
+    fixing_edit_reports_nothing_new(&CLANGD);
+}
+
+#[test]
+fn rust_analyzer_reports_error_in_edited_file() {
+    reports_error_in_edited_file(&RUST_ANALYZER);
+}
+
+#[test]
+fn rust_analyzer_reports_dependent_broken_by_edit() {
+    reports_dependent_broken_by_edit(&RUST_ANALYZER);
+}
+
+#[test]
+fn rust_analyzer_does_not_report_moved_preexisting_error() {
+    does_not_report_moved_preexisting_error(&RUST_ANALYZER);
+}
+
+#[test]
+fn rust_analyzer_fixing_edit_reports_nothing_new() {
+    fixing_edit_reports_nothing_new(&RUST_ANALYZER);
+}
+
+// --- edit mechanics, with pyright ---------------------------------------------------
+
+#[test]
+fn pyright_dry_run_leaves_disk_byte_identical() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = workspace(&PYRIGHT, &[]);
+    let before = test.snapshot();
+    let out = test
+        .args(edit_args(&PYRIGHT.error, false, &["--dry-run"]))
+        .run();
+    // The servers saw the error in memory, so it is reported.
+    out.assert_code(1);
+    assert_error_in(&out, "file_diagnostics", "a.py", PYRIGHT.error_line);
+    assert!(
+        out.snapshot() == before,
+        "--dry-run changed the disk\n{out}"
+    );
+}
+
+#[test]
+fn pyright_reject_leaves_disk_unchanged_on_new_error() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = workspace(&PYRIGHT, &[]);
+    let before = test.snapshot();
+    let out = test
+        .args(edit_args(&PYRIGHT.error, false, &["--reject"]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "file_diagnostics", "a.py", PYRIGHT.error_line);
+    assert!(
+        out.snapshot() == before,
+        "--reject applied an edit that introduced an error\n{out}"
+    );
+
+    // A clean edit under --reject is applied.
+    let out = out
+        .again()
+        .args(edit_args(&PYRIGHT.c_shift, false, &["--reject"]))
+        .run();
+    out.assert_code(0);
+    assert!(
+        out.file("c.py").contains("moved down by one line"),
+        "--reject refused a clean edit\n{out}"
+    );
+}
+
+#[test]
+fn pyright_malformed_patch_exits_2_and_writes_nothing() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = workspace(&PYRIGHT, &[]);
+    let before = test.snapshot();
+    // A hunk header that promises lines the hunk does not have.
+    let patch = "--- a/a.py\n+++ b/a.py\n@@ -1,5 +1,5 @@\n def greet(name: str) -> str:\n-    return \"Hello, \" + name\n+    return 42\n";
+    let mut args = vec!["patch", "-"];
+    args.extend(WAITS);
+    let out = test.args(args).stdin(patch).run();
+    out.assert_code(2);
+    assert!(
+        out.stdout.trim().is_empty(),
+        "bad input prints no report\n{out}"
+    );
+    assert!(
+        out.snapshot() == before,
+        "a malformed patch changed the disk\n{out}"
+    );
+}
+
+#[test]
+fn pyright_hunk_that_does_not_apply_exits_2_and_writes_nothing() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = workspace(&PYRIGHT, &[]);
+    let before = test.snapshot();
+    // The first file's hunk applies; the second's context is not in b.py. Nothing
+    // may be written, not even a.py.
+    let patch = concat!(
+        "diff --git a/a.py b/a.py\n",
+        "--- a/a.py\n",
+        "+++ b/a.py\n",
+        "@@ -1,2 +1,2 @@\n",
+        " def greet(name: str) -> str:\n",
+        "-    return \"Hello, \" + name\n",
+        "+    return 42\n",
+        "diff --git a/b.py b/b.py\n",
+        "--- a/b.py\n",
+        "+++ b/b.py\n",
+        "@@ -1,3 +1,3 @@\n",
+        " from a import greet\n",
+        " \n",
+        "-print(greet(\"not what b.py says\"))\n",
+        "+print(greet(\"b\", \"x\"))\n",
+    );
+    let mut args = vec!["patch", "-"];
+    args.extend(WAITS);
+    let out = test.args(args).stdin(patch).run();
+    out.assert_code(2);
+    out.stderr_contains("b.py");
+    assert!(
+        out.snapshot() == before,
+        "a failed patch changed the disk\n{out}"
+    );
+}
+
+#[test]
+fn pyright_patch_with_two_files_reports_both() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let patch = concat!(
+        "diff --git a/a.py b/a.py\n",
+        "index 1111111..2222222 100644\n",
+        "--- a/a.py\n",
+        "+++ b/a.py\n",
+        "@@ -1,2 +1,2 @@\n",
+        " def greet(name: str) -> str:\n",
+        "-    return \"Hello, \" + name\n",
+        "+    return 42\n",
+        "diff --git a/b.py b/b.py\n",
+        "index 3333333..4444444 100644\n",
+        "--- a/b.py\n",
+        "+++ b/b.py\n",
+        "@@ -1,3 +1,3 @@\n",
+        " from a import greet\n",
+        " \n",
+        "-print(greet(\"b\"))\n",
+        "+print(greet(\"b\", \"extra\"))\n",
+    );
+    let mut args = vec!["patch", "-"];
+    args.extend(WAITS);
+    let out = workspace(&PYRIGHT, &[]).args(args).stdin(patch).run();
+    out.assert_code(1);
+    // Every edited file's diagnostics go in <file_diagnostics>.
+    assert_error_in(&out, "file_diagnostics", "a.py", 2);
+    assert_error_in(&out, "file_diagnostics", "b.py", 3);
+    assert_nothing_at(&out, "c.py", PYRIGHT.c_error_line);
+    assert!(
+        out.file("a.py").contains("return 42"),
+        "a.py not patched\n{out}"
+    );
+    assert!(
+        out.file("b.py").contains("greet(\"b\", \"extra\")"),
+        "b.py not patched\n{out}"
+    );
+}
