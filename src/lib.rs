@@ -9,14 +9,214 @@
 
 pub mod cli;
 pub mod config;
+pub mod dependents;
 pub mod diff;
 pub mod edit;
 pub mod exit;
+pub mod lsp;
+pub mod pipeline;
 pub mod report;
 pub mod servers;
+pub mod wait;
+pub mod workspace;
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+
+use cli::{Cli, Command, ReportArgs};
+
+/// How long servers get to shut down at the end of a one-shot run.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Run lspgate with these arguments; returns the exit status.
-pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
-    let _ = args;
-    exit::OK
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    exit::OK
+                }
+                _ => exit::BAD_INPUT,
+            };
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return exit::OK;
+            }
+            print_error(&format!("{e:#}"));
+            exit::BAD_INPUT
+        }
+    }
+}
+
+/// Errors go to stderr from here only, one line each, prefixed with the program.
+#[allow(clippy::print_stderr)]
+fn print_error(message: &str) {
+    eprintln!("lspgate: {message}");
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let cwd = std::env::current_dir()?;
+    let run_dir = match &cli.dir {
+        Some(d) => cwd.join(d),
+        None => cwd,
+    };
+    let run_dir = run_dir
+        .canonicalize()
+        .map_err(|e| anyhow::anyhow!("-C {}: {e}", run_dir.display()))?;
+    let workspace = workspace::find_workspace(&run_dir, cli.root.as_deref())
+        .map_err(|e| anyhow::anyhow!("--root: {e}"))?;
+
+    match cli.command {
+        Command::Write {
+            path,
+            content,
+            report,
+        } => {
+            let content = match content {
+                Some(c) => c.into_bytes(),
+                None => read_stdin()?,
+            };
+            let build = |ws: &Path| edit::plan_write(ws, &run_dir, &path, content);
+            report_run(
+                &cli_trust(cli.trust_project),
+                &workspace,
+                &run_dir,
+                &report,
+                |ws| Ok(pipeline::Job::Edit(build(ws)?)),
+            )
+        }
+        Command::Edit {
+            path,
+            old,
+            new,
+            replace_all,
+            report,
+        } => report_run(
+            &cli_trust(cli.trust_project),
+            &workspace,
+            &run_dir,
+            &report,
+            |ws| {
+                Ok(pipeline::Job::Edit(edit::plan_replace(
+                    ws,
+                    &run_dir,
+                    &path,
+                    &old,
+                    &new,
+                    replace_all,
+                )?))
+            },
+        ),
+        Command::Patch {
+            patch,
+            strip,
+            report,
+        } => {
+            let bytes = match patch.as_deref() {
+                None => read_stdin()?,
+                Some(p) if p == Path::new("-") => read_stdin()?,
+                Some(p) => std::fs::read(run_dir.join(p))
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+            };
+            report_run(
+                &cli_trust(cli.trust_project),
+                &workspace,
+                &run_dir,
+                &report,
+                |ws| {
+                    Ok(pipeline::Job::Edit(edit::plan_patch(
+                        ws, &run_dir, &bytes, strip,
+                    )?))
+                },
+            )
+        }
+        Command::Check {
+            paths,
+            staged,
+            patch,
+            report,
+        } => {
+            if staged || patch.is_some() {
+                anyhow::bail!("check --staged and --patch are not supported yet");
+            }
+            let paths: Vec<PathBuf> = paths.iter().map(|p| run_dir.join(p)).collect();
+            report_run(
+                &cli_trust(cli.trust_project),
+                &workspace,
+                &run_dir,
+                &report,
+                |_| Ok(pipeline::Job::Check(paths)),
+            )
+        }
+        Command::Servers { .. } => anyhow::bail!("servers: not implemented yet"),
+    }
+}
+
+struct Trust(bool);
+
+fn cli_trust(flag: bool) -> Trust {
+    Trust(flag)
+}
+
+/// Load the configuration, build the job, run the pipeline on a fresh pool, print.
+fn report_run(
+    trust: &Trust,
+    workspace: &Path,
+    run_dir: &Path,
+    args: &ReportArgs,
+    job: impl FnOnce(&Path) -> Result<pipeline::Job, edit::EditError>,
+) -> anyhow::Result<i32> {
+    let loaded = config::load(workspace, trust.0)?;
+    for note in &loaded.notes {
+        print_error(note);
+    }
+    let options = config::resolve_options(args, &loaded.options)?;
+    let job = job(workspace)?;
+    let ctx = pipeline::Context {
+        workspace: workspace.to_path_buf(),
+        run_dir: run_dir.to_path_buf(),
+        servers: loaded.servers,
+        options: options.clone(),
+    };
+    let mut pool = lsp::Pool::new();
+    let result = pipeline::run(&mut pool, &ctx, job);
+    pool.shutdown_all(SHUTDOWN_GRACE);
+    let report = result?;
+    let render = report::RenderOptions {
+        format: options.format,
+        all: options.all,
+        max_entries: options.max_entries,
+        styles: if report::styles::should_colorize(options.color) {
+            report::styles::Styles::colorized()
+        } else {
+            report::styles::Styles::default()
+        },
+    };
+    report::print(&report, &render)?;
+    Ok(report.exit_code)
+}
+
+fn read_stdin() -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut buf)
+        .map_err(|e| anyhow::anyhow!("stdin: {e}"))?;
+    Ok(buf)
 }

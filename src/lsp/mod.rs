@@ -1,0 +1,814 @@
+//! The LSP client: a [`Pool`] of running language servers, each a [`Server`] with
+//! its documents, the diagnostics it published or answered, and its progress.
+//!
+//! The pool owns every server's state and is driven by one thread: [`Pool::pump`]
+//! takes the next message from any server, answers the server's requests at once,
+//! and records what it said. Waiting (in `wait`) is pumping until a condition over
+//! this state holds or a deadline passes, so nothing here blocks without a bound.
+//! The pool does not care who started its servers: a one-shot run and the daemon
+//! drive it the same way.
+
+pub mod transport;
+pub mod uri;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use lsp_server::{Message, Notification, Request, RequestId, Response};
+use lsp_types::Diagnostic;
+use serde_json::{Value, json};
+
+use crate::servers::ServerSpec;
+use transport::{Incoming, Transport};
+
+/// Log and show messages kept per server.
+const LOG_RING: usize = 100;
+const SHOW_RING: usize = 50;
+
+/// Where a server is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// `initialize` sent, no answer yet.
+    Initializing,
+    Ready,
+    /// Exited, crashed or failed to initialise; the reason is for the report.
+    Dead(String),
+}
+
+/// A document as the server sees it.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub version: i32,
+    pub text: String,
+    /// The pool clock when this document was last opened or changed.
+    pub changed_at: u64,
+}
+
+/// The last diagnostics a server pushed for a file.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub diagnostics: Vec<Diagnostic>,
+    pub version: Option<i32>,
+    /// The pool clock when it arrived.
+    pub seq: u64,
+    pub at: Instant,
+}
+
+/// The last answer to a `textDocument/diagnostic` pull for a file.
+#[derive(Debug, Clone)]
+pub struct Pulled {
+    pub diagnostics: Vec<Diagnostic>,
+    /// The pool clock when the request was sent: the answer covers every change
+    /// sent before it.
+    pub sent_seq: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FileDiagnostics {
+    pub pushed: Option<Published>,
+    pub pulled: Option<Pulled>,
+}
+
+impl FileDiagnostics {
+    /// What the server says about the file now: its pull answer and its pushes
+    /// together (rust-analyzer answers pulls with its own analysis and still pushes
+    /// cargo check results), exact duplicates removed.
+    pub fn current(&self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = Vec::new();
+        let parts = [
+            self.pulled.as_ref().map(|p| &p.diagnostics),
+            self.pushed.as_ref().map(|p| &p.diagnostics),
+        ];
+        for d in parts.into_iter().flatten().flatten() {
+            if !out.contains(d) {
+                out.push(d.clone());
+            }
+        }
+        out
+    }
+}
+
+/// What a request we sent was for, so its answer lands in the right place.
+#[derive(Debug, Clone)]
+enum Pending {
+    Initialize,
+    Pull { path: PathBuf, sent_seq: u64 },
+    Shutdown,
+}
+
+/// One running language server for one root.
+pub struct Server {
+    pub name: String,
+    pub spec: ServerSpec,
+    pub root: PathBuf,
+    pub state: ServerState,
+    transport: Transport,
+    next_id: i32,
+    pending: HashMap<RequestId, Pending>,
+    /// Notifications sent before `initialize` was answered, held back until then.
+    held: Vec<Message>,
+    /// Pull diagnostics: offered statically or registered dynamically
+    /// (pyright registers `textDocument/diagnostic` right after `initialized`, and
+    /// again with a new id once it has read its configuration, unregistering the
+    /// first: so registrations are tracked by id).
+    pub pull: bool,
+    static_pull: bool,
+    /// Dynamic registrations in force: id → method.
+    registrations: HashMap<String, String>,
+    pub docs: HashMap<PathBuf, Document>,
+    pub diagnostics: HashMap<PathBuf, FileDiagnostics>,
+    /// Work-done progress tokens begun and not ended.
+    pub progress: HashMap<String, String>,
+    /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
+    pub quiescent: Option<bool>,
+    pub last_message: Instant,
+    pub started: Instant,
+    /// When `initialize` was answered.
+    pub ready_at: Option<Instant>,
+    /// Pool clock of the last `workspace/diagnostic/refresh`: pulls sent before it
+    /// are out of date.
+    pub refresh_seq: u64,
+    /// Files with a pull request in flight.
+    pub pulls_in_flight: HashSet<PathBuf>,
+    /// The highest version seen in a publish for a file; a version from the future
+    /// is the server's bug, not ours to wait for.
+    pub logs: VecDeque<(i32, String)>,
+    pub shown: VecDeque<(i32, String)>,
+    /// Non-LSP output and unparseable frames seen.
+    pub garbage: usize,
+    /// Whether the server said it handles `didSave` (statically or by registration).
+    pub wants_save: bool,
+}
+
+impl Server {
+    fn next_request_id(&mut self) -> RequestId {
+        self.next_id += 1;
+        RequestId::from(self.next_id)
+    }
+
+    fn send(&mut self, msg: Message) {
+        if self.state == ServerState::Initializing {
+            if let Message::Notification(_) = msg {
+                self.held.push(msg);
+                return;
+            }
+        }
+        if matches!(self.state, ServerState::Dead(_)) {
+            return;
+        }
+        self.transport.send(msg);
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(Message::Notification(Notification::new(
+            method.to_string(),
+            params,
+        )));
+    }
+
+    fn update_pull(&mut self) {
+        self.pull = self.static_pull
+            || self
+                .registrations
+                .values()
+                .any(|m| m == "textDocument/diagnostic");
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.transport.pid()
+    }
+
+    /// True when no progress is under way and the server has been silent for its
+    /// quiet period.
+    pub fn settled(&self, now: Instant) -> bool {
+        self.progress.is_empty()
+            && self.quiescent != Some(false)
+            && self.pulls_in_flight.is_empty()
+            && now.duration_since(self.last_message) >= self.spec.wait.quiet
+    }
+
+    pub fn is_dead(&self) -> bool {
+        matches!(self.state, ServerState::Dead(_))
+    }
+
+    pub fn dead_reason(&self) -> Option<&str> {
+        match &self.state {
+            ServerState::Dead(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn die(&mut self, reason: String) {
+        if self.is_dead() {
+            return;
+        }
+        let status = self.transport.try_exit_status();
+        let mut reason = match status {
+            Some(s) => format!("{reason} ({s})"),
+            None => reason,
+        };
+        if let Some(last) = self.transport.stderr_tail().last() {
+            reason.push_str(&format!("; last stderr: {last}"));
+        }
+        self.state = ServerState::Dead(reason);
+        self.pulls_in_flight.clear();
+        self.pending.clear();
+        self.progress.clear();
+    }
+}
+
+/// A set of running servers whose messages arrive on one channel.
+pub struct Pool {
+    pub servers: Vec<Server>,
+    tx: Sender<(usize, Incoming)>,
+    rx: Receiver<(usize, Incoming)>,
+    /// Counts every message sent and received: "after" means a higher clock.
+    pub clock: u64,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pool {
+    pub fn new() -> Pool {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        Pool {
+            servers: Vec::new(),
+            tx,
+            rx,
+            clock: 0,
+        }
+    }
+
+    /// The server for `spec` at `root`, if one is running (or dead) in the pool.
+    pub fn find(&self, name: &str, root: &Path) -> Option<usize> {
+        self.servers
+            .iter()
+            .position(|s| s.name == name && s.root == root)
+    }
+
+    /// Spawn `spec`'s command (found on PATH as `program`) at `root` and send
+    /// `initialize`; the answer arrives through [`Pool::pump`].
+    pub fn start(
+        &mut self,
+        spec: &ServerSpec,
+        program: &Path,
+        root: &Path,
+    ) -> std::io::Result<usize> {
+        let index = self.servers.len();
+        let transport = Transport::spawn(program, &spec.args, root, index, self.tx.clone())?;
+        let now = Instant::now();
+        let mut server = Server {
+            name: spec.name.clone(),
+            spec: spec.clone(),
+            root: root.to_path_buf(),
+            state: ServerState::Initializing,
+            transport,
+            next_id: 0,
+            pending: HashMap::new(),
+            held: Vec::new(),
+            pull: false,
+            static_pull: false,
+            registrations: HashMap::new(),
+            docs: HashMap::new(),
+            diagnostics: HashMap::new(),
+            progress: HashMap::new(),
+            quiescent: None,
+            last_message: now,
+            started: now,
+            ready_at: None,
+            refresh_seq: 0,
+            pulls_in_flight: HashSet::new(),
+            logs: VecDeque::new(),
+            shown: VecDeque::new(),
+            garbage: 0,
+            wants_save: true,
+        };
+        let id = server.next_request_id();
+        server.pending.insert(id.clone(), Pending::Initialize);
+        let params = initialize_params(spec, root);
+        server.transport.send(Message::Request(Request::new(
+            id,
+            "initialize".into(),
+            params,
+        )));
+        self.servers.push(server);
+        self.clock += 1;
+        Ok(index)
+    }
+
+    /// Handle the next incoming event, waiting until `until` at most. Returns false
+    /// when the deadline passed with nothing to handle.
+    pub fn pump(&mut self, until: Instant) -> bool {
+        let timeout = until.saturating_duration_since(Instant::now());
+        match self.rx.recv_timeout(timeout) {
+            Ok((index, incoming)) => {
+                self.handle(index, incoming);
+                // Drain whatever else is already queued without waiting.
+                while let Ok((index, incoming)) = self.rx.try_recv() {
+                    self.handle(index, incoming);
+                }
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+            // The pool holds a sender, so the channel cannot disconnect.
+            Err(RecvTimeoutError::Disconnected) => false,
+        }
+    }
+
+    fn handle(&mut self, index: usize, incoming: Incoming) {
+        self.clock += 1;
+        let clock = self.clock;
+        let Some(server) = self.servers.get_mut(index) else {
+            return;
+        };
+        server.last_message = Instant::now();
+        match incoming {
+            Incoming::Closed => {
+                let reason = if server.state == ServerState::Initializing {
+                    "exited during initialize"
+                } else {
+                    "exited"
+                };
+                server.die(reason.to_string());
+            }
+            Incoming::Garbage(text) => {
+                server.garbage += 1;
+                push_ring(&mut server.logs, LOG_RING, (1, format!("lspgate: {text}")));
+            }
+            Incoming::Message(Message::Request(req)) => handle_request(server, req, clock),
+            Incoming::Message(Message::Response(resp)) => handle_response(server, resp, clock),
+            Incoming::Message(Message::Notification(n)) => handle_notification(server, n, clock),
+        }
+    }
+
+    /// Open `path` with `text`, or change it to `text` if it is open with other text.
+    /// Returns the version the server now has.
+    pub fn open_or_change(&mut self, index: usize, path: &Path, text: &str) -> i32 {
+        self.clock += 1;
+        let clock = self.clock;
+        let server = &mut self.servers[index];
+        let uri = uri::from_path(path);
+        match server.docs.get_mut(path) {
+            Some(doc) => {
+                doc.version += 1;
+                doc.text = text.to_string();
+                doc.changed_at = clock;
+                let version = doc.version;
+                server.notify(
+                    "textDocument/didChange",
+                    json!({
+                        "textDocument": { "uri": uri, "version": version },
+                        "contentChanges": [{ "text": text }],
+                    }),
+                );
+                version
+            }
+            None => {
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                let language_id = server.spec.language_id(ext).to_string();
+                server.docs.insert(
+                    path.to_path_buf(),
+                    Document {
+                        version: 1,
+                        text: text.to_string(),
+                        changed_at: clock,
+                    },
+                );
+                server.notify(
+                    "textDocument/didOpen",
+                    json!({ "textDocument": {
+                        "uri": uri, "languageId": language_id, "version": 1, "text": text,
+                    }}),
+                );
+                1
+            }
+        }
+    }
+
+    /// Tell the server the file was written to disk.
+    pub fn save(&mut self, index: usize, path: &Path) {
+        self.clock += 1;
+        let server = &mut self.servers[index];
+        if server.wants_save && server.docs.contains_key(path) {
+            let text = server
+                .docs
+                .get(path)
+                .map(|d| d.text.clone())
+                .unwrap_or_default();
+            server.notify(
+                "textDocument/didSave",
+                json!({ "textDocument": { "uri": uri::from_path(path) }, "text": text }),
+            );
+        }
+    }
+
+    pub fn close(&mut self, index: usize, path: &Path) {
+        self.clock += 1;
+        let server = &mut self.servers[index];
+        if server.docs.remove(path).is_some() {
+            server.notify(
+                "textDocument/didClose",
+                json!({ "textDocument": { "uri": uri::from_path(path) } }),
+            );
+        }
+        server.diagnostics.remove(path);
+    }
+
+    /// `workspace/didChangeWatchedFiles`; `kind` is 1 created, 2 changed, 3 deleted.
+    pub fn watched(&mut self, index: usize, changes: &[(PathBuf, u8)]) {
+        if changes.is_empty() {
+            return;
+        }
+        self.clock += 1;
+        let list: Vec<Value> = changes
+            .iter()
+            .map(|(p, kind)| json!({ "uri": uri::from_path(p), "type": kind }))
+            .collect();
+        self.servers[index].notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": list }),
+        );
+    }
+
+    /// Ask for `path`'s diagnostics (`textDocument/diagnostic`).
+    pub fn pull(&mut self, index: usize, path: &Path) {
+        self.clock += 1;
+        let sent_seq = self.clock;
+        let server = &mut self.servers[index];
+        if server.is_dead() || server.pulls_in_flight.contains(path) {
+            return;
+        }
+        let id = server.next_request_id();
+        server.pending.insert(
+            id.clone(),
+            Pending::Pull {
+                path: path.to_path_buf(),
+                sent_seq,
+            },
+        );
+        server.pulls_in_flight.insert(path.to_path_buf());
+        server.send(Message::Request(Request::new(
+            id,
+            "textDocument/diagnostic".into(),
+            json!({ "textDocument": { "uri": uri::from_path(path) } }),
+        )));
+    }
+
+    /// `shutdown`, then `exit`, each bounded; whatever is still running at
+    /// `deadline` is killed. No server outlives this call.
+    pub fn shutdown_all(&mut self, grace: Duration) {
+        let deadline = Instant::now() + grace;
+        let mut waiting = 0;
+        for server in &mut self.servers {
+            if server.state == ServerState::Ready {
+                let id = server.next_request_id();
+                server.pending.insert(id.clone(), Pending::Shutdown);
+                // No params at all: tsgo rejects `"params": null` on shutdown.
+                server.transport.send(Message::Request(Request {
+                    id,
+                    method: "shutdown".into(),
+                    params: Value::Null,
+                }));
+                waiting += 1;
+            }
+        }
+        while waiting > 0 && Instant::now() < deadline {
+            if !self.pump(deadline) {
+                break;
+            }
+            waiting = self
+                .servers
+                .iter()
+                .filter(|s| s.pending.values().any(|p| matches!(p, Pending::Shutdown)))
+                .count();
+        }
+        for server in &mut self.servers {
+            server
+                .transport
+                .send(Message::Notification(Notification::new(
+                    "exit".into(),
+                    Value::Null,
+                )));
+        }
+        for server in &mut self.servers {
+            server
+                .transport
+                .finish(deadline.max(Instant::now() + Duration::from_millis(200)));
+            if !server.is_dead() {
+                server.state = ServerState::Dead("shut down".into());
+            }
+        }
+    }
+}
+
+fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
+    if ring.len() == cap {
+        ring.pop_front();
+    }
+    ring.push_back(item);
+}
+
+fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
+    let Some(pending) = server.pending.remove(&resp.id) else {
+        return;
+    };
+    match pending {
+        Pending::Initialize => match resp.response_result {
+            Ok(result) => {
+                let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
+                if caps.get("diagnosticProvider").is_some_and(|v| !v.is_null()) {
+                    server.static_pull = true;
+                    server.pull = true;
+                }
+                server.state = ServerState::Ready;
+                server.ready_at = Some(Instant::now());
+                server
+                    .transport
+                    .send(Message::Notification(Notification::new(
+                        "initialized".into(),
+                        json!({}),
+                    )));
+                for msg in std::mem::take(&mut server.held) {
+                    server.transport.send(msg);
+                }
+            }
+            Err(e) => server.die(format!("initialize failed: {}", e.message)),
+        },
+        Pending::Pull { path, sent_seq } => {
+            server.pulls_in_flight.remove(&path);
+            match resp.response_result {
+                Ok(result) => {
+                    // A full report has `items`; an "unchanged" one (we never send a
+                    // previousResultId, but be safe) keeps what we had.
+                    if let Some(items) = result.get("items") {
+                        let diagnostics = parse_diagnostics(items);
+                        server.diagnostics.entry(path).or_default().pulled = Some(Pulled {
+                            diagnostics,
+                            sent_seq,
+                        });
+                    } else if let Some(prev) = server
+                        .diagnostics
+                        .get_mut(&path)
+                        .and_then(|f| f.pulled.as_mut())
+                    {
+                        prev.sent_seq = sent_seq;
+                    }
+                }
+                Err(e) => {
+                    // ServerCancelled / ContentModified ask for a retry; the wait
+                    // re-pulls a file whose pull is older than its change.
+                    push_ring(
+                        &mut server.logs,
+                        LOG_RING,
+                        (
+                            2,
+                            format!("lspgate: pull of {} failed: {}", path.display(), e.message),
+                        ),
+                    );
+                    if e.code != -32802 && e.code != -32801 {
+                        // A hard error: record an empty answer so the wait ends;
+                        // the server cannot tell us more about this file.
+                        server.diagnostics.entry(path).or_default().pulled = Some(Pulled {
+                            diagnostics: Vec::new(),
+                            sent_seq,
+                        });
+                    }
+                }
+            }
+        }
+        Pending::Shutdown => {}
+    }
+}
+
+fn parse_diagnostics(items: &Value) -> Vec<Diagnostic> {
+    // One malformed entry must not cost the others.
+    items
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| serde_json::from_value(d.clone()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
+    match n.method.as_str() {
+        "textDocument/publishDiagnostics" => {
+            let Some(uri) = n.params.get("uri").and_then(|u| u.as_str()) else {
+                return;
+            };
+            let Some(path) = lsp_types::Url::parse(uri)
+                .ok()
+                .and_then(|u| uri::to_path(&u))
+            else {
+                return;
+            };
+            let version = n
+                .params
+                .get("version")
+                .and_then(|v| v.as_i64())
+                .map(|v| v as i32);
+            let diagnostics =
+                parse_diagnostics(n.params.get("diagnostics").unwrap_or(&Value::Null));
+            server.diagnostics.entry(path).or_default().pushed = Some(Published {
+                diagnostics,
+                version,
+                seq: clock,
+                at: Instant::now(),
+            });
+        }
+        "$/progress" => {
+            let token = token_key(n.params.get("token"));
+            let kind = n
+                .params
+                .pointer("/value/kind")
+                .and_then(|k| k.as_str())
+                .unwrap_or("");
+            match kind {
+                "begin" => {
+                    let title = n
+                        .params
+                        .pointer("/value/title")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or("")
+                        .to_string();
+                    server.progress.insert(token, title);
+                }
+                "end" => {
+                    server.progress.remove(&token);
+                }
+                _ => {}
+            }
+        }
+        "window/logMessage" | "window/showMessage" => {
+            let level = n.params.get("type").and_then(|t| t.as_i64()).unwrap_or(4) as i32;
+            let text = n
+                .params
+                .get("message")
+                .and_then(|m| m.as_str())
+                .unwrap_or("")
+                .to_string();
+            if n.method == "window/logMessage" {
+                push_ring(&mut server.logs, LOG_RING, (level, text));
+            } else {
+                push_ring(&mut server.shown, SHOW_RING, (level, text));
+            }
+        }
+        "experimental/serverStatus" => {
+            server.quiescent = n.params.get("quiescent").and_then(|q| q.as_bool());
+        }
+        _ => {}
+    }
+}
+
+fn token_key(token: Option<&Value>) -> String {
+    match token {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Answer a request from the server. Every request gets an answer; one we do not
+/// know gets MethodNotFound, never silence.
+fn handle_request(server: &mut Server, req: Request, clock: u64) {
+    let result: Result<Value, (i32, String)> = match req.method.as_str() {
+        "workspace/configuration" => {
+            // Exactly one item per requested section.
+            let items = req.params.get("items").and_then(|i| i.as_array()).cloned();
+            let answers: Vec<Value> = items
+                .unwrap_or_default()
+                .iter()
+                .map(|item| {
+                    server
+                        .spec
+                        .setting(item.get("section").and_then(|s| s.as_str()))
+                })
+                .collect();
+            Ok(Value::Array(answers))
+        }
+        "client/registerCapability" => {
+            for reg in req
+                .params
+                .get("registrations")
+                .and_then(|r| r.as_array())
+                .into_iter()
+                .flatten()
+            {
+                let id = reg
+                    .get("id")
+                    .and_then(|i| i.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                let method = reg
+                    .get("method")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                if method == "textDocument/didSave" {
+                    server.wants_save = true;
+                }
+                server.registrations.insert(id, method);
+            }
+            server.update_pull();
+            // A null success: servers built on vscode-languageserver-node treat an
+            // error here as fatal.
+            Ok(Value::Null)
+        }
+        "client/unregisterCapability" => {
+            let list = req
+                .params
+                .get("unregisterations")
+                .or_else(|| req.params.get("unregistrations"));
+            for reg in list.and_then(|r| r.as_array()).into_iter().flatten() {
+                if let Some(id) = reg.get("id").and_then(|i| i.as_str()) {
+                    server.registrations.remove(id);
+                }
+            }
+            server.update_pull();
+            Ok(Value::Null)
+        }
+        "window/workDoneProgress/create" => Ok(Value::Null),
+        "workspace/workspaceFolders" => Ok(json!([{
+            "uri": uri::from_path(&server.root),
+            "name": server.root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
+        }])),
+        "workspace/diagnostic/refresh" => {
+            // Means: pull again. The wait re-pulls files pulled before this clock.
+            server.refresh_seq = clock;
+            Ok(Value::Null)
+        }
+        "window/showMessageRequest" => {
+            if let Some(m) = req.params.get("message").and_then(|m| m.as_str()) {
+                let level = req.params.get("type").and_then(|t| t.as_i64()).unwrap_or(3) as i32;
+                push_ring(&mut server.shown, SHOW_RING, (level, m.to_string()));
+            }
+            Ok(Value::Null)
+        }
+        "workspace/applyEdit" => {
+            Ok(json!({ "applied": false, "failureReason": "lspgate applies no server edits" }))
+        }
+        "workspace/semanticTokens/refresh"
+        | "workspace/inlayHint/refresh"
+        | "workspace/inlineValue/refresh"
+        | "workspace/codeLens/refresh" => Ok(Value::Null),
+        _ => Err((-32601, format!("unhandled method {}", req.method))),
+    };
+    let response = match result {
+        Ok(v) => Response::new_ok(req.id, v),
+        Err((code, message)) => Response::new_err(req.id, code, message),
+    };
+    // Requests are answered even before `initialize` returns.
+    server.transport.send(Message::Response(response));
+}
+
+/// The `initialize` parameters: honest client capabilities.
+fn initialize_params(spec: &ServerSpec, root: &Path) -> Value {
+    let root_uri = uri::from_path(root);
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut params = json!({
+        "processId": std::process::id(),
+        "clientInfo": { "name": "lspgate", "version": env!("CARGO_PKG_VERSION") },
+        "rootUri": root_uri,
+        "rootPath": root.to_string_lossy(),
+        "workspaceFolders": [{ "uri": root_uri, "name": name }],
+        "capabilities": {
+            "general": { "positionEncodings": ["utf-16"] },
+            "window": { "workDoneProgress": true, "showMessage": {} },
+            "workspace": {
+                "configuration": true,
+                "workspaceFolders": true,
+                "didChangeWatchedFiles": { "dynamicRegistration": true, "relativePatternSupport": true },
+                "didChangeConfiguration": { "dynamicRegistration": true },
+                "diagnostics": { "refreshSupport": true },
+                "workspaceEdit": { "documentChanges": true },
+            },
+            "textDocument": {
+                "synchronization": { "dynamicRegistration": true, "didSave": true, "willSave": false },
+                "publishDiagnostics": {
+                    "relatedInformation": true,
+                    "versionSupport": true,
+                    "codeDescriptionSupport": true,
+                    "dataSupport": true,
+                    "tagSupport": { "valueSet": [1, 2] },
+                },
+                "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
+            },
+            "experimental": { "serverStatusNotification": true },
+        },
+    });
+    if let Some(opts) = &spec.initialization_options {
+        params["initializationOptions"] = opts.clone();
+    }
+    params
+}

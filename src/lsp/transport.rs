@@ -1,0 +1,364 @@
+//! The transport: a language server process and the threads that move its messages.
+//!
+//! One reader thread per server parses frames from the server's stdout into
+//! [`Incoming`] events on a channel shared by every server of a pool; one writer
+//! thread drains an unbounded channel into its stdin, so a server that stops reading
+//! can never block the caller; one thread keeps the tail of its stderr.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use crossbeam_channel::{Receiver, Sender};
+use lsp_server::Message;
+
+/// Messages larger than this are skipped, not buffered: a server that sends a
+/// 100 MiB frame must not take the CLI's memory with it.
+pub const MAX_FRAME: usize = 64 * 1024 * 1024;
+
+/// How many stderr lines of a server are kept for the report of a crash.
+const STDERR_TAIL: usize = 20;
+
+/// What a reader thread hands to the pool.
+#[derive(Debug)]
+pub enum Incoming {
+    Message(Message),
+    /// A frame or line that is not a valid LSP message; the stream goes on.
+    Garbage(String),
+    /// The server's stdout closed (it exited or crashed).
+    Closed,
+}
+
+/// A running server process and its I/O threads.
+pub struct Transport {
+    child: Child,
+    writer: Sender<Message>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Transport {
+    /// Start `command` in `cwd` without a shell. Every message it sends arrives on
+    /// `events` tagged with `index`.
+    pub fn spawn(
+        command: &Path,
+        args: &[String],
+        cwd: &Path,
+        index: usize,
+        events: Sender<(usize, Incoming)>,
+    ) -> io::Result<Transport> {
+        let mut child = Command::new(command)
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| io::Error::other("no stdout"))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| io::Error::other("no stdin"))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| io::Error::other("no stderr"))?;
+
+        thread::Builder::new()
+            .name("lsp-reader".into())
+            .spawn(move || {
+                let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+                loop {
+                    match read_frame(&mut reader) {
+                        Ok(Some(Frame::Message(m))) => {
+                            trace("<-", &m);
+                            if events.send((index, Incoming::Message(m))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(Some(Frame::Garbage(g))) => {
+                            if events.send((index, Incoming::Garbage(g))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(None) | Err(_) => {
+                            let _ = events.send((index, Incoming::Closed));
+                            return;
+                        }
+                    }
+                }
+            })?;
+
+        let (writer, outbox) = crossbeam_channel::unbounded::<Message>();
+        thread::Builder::new()
+            .name("lsp-writer".into())
+            .spawn(move || write_loop(stdin, outbox))?;
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        let tail = Arc::clone(&stderr_tail);
+        thread::Builder::new()
+            .name("lsp-stderr".into())
+            .spawn(move || {
+                // Drained continuously: a piped stderr nobody reads blocks the server
+                // once the pipe fills.
+                let mut lines = BufReader::new(stderr);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match lines.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            if line.is_empty() {
+                                continue;
+                            }
+                            if let Ok(mut t) = tail.lock() {
+                                if t.len() == STDERR_TAIL {
+                                    t.pop_front();
+                                }
+                                let mut line = line;
+                                line.truncate(500);
+                                t.push_back(line);
+                            }
+                        }
+                    }
+                }
+            })?;
+
+        Ok(Transport {
+            child,
+            writer,
+            stderr_tail,
+        })
+    }
+
+    /// Queue a message; never blocks.
+    pub fn send(&self, msg: Message) {
+        let _ = self.writer.send(msg);
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The last lines the server wrote to stderr.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr_tail
+            .lock()
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The exit status, if the process has exited.
+    pub fn try_exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Wait for the process to exit until `deadline`, then kill it. Always reaps.
+    pub fn finish(&mut self, deadline: std::time::Instant) {
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            if std::time::Instant::now() >= deadline {
+                break;
+            }
+            // Polling a child's exit has no blocking-with-timeout form in std.
+            thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Transport {
+    fn drop(&mut self) {
+        // No orphan servers, whatever path led here.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn write_loop(mut stdin: ChildStdin, outbox: Receiver<Message>) {
+    for msg in outbox {
+        trace("->", &msg);
+        if msg.write(&mut stdin).is_err() {
+            return;
+        }
+        let _ = stdin.flush();
+    }
+}
+
+enum Frame {
+    Message(Message),
+    Garbage(String),
+}
+
+/// Read one frame. Lenient where servers are sloppy: lines that are not headers
+/// (wrapper scripts and some servers log to stdout) are skipped and reported as
+/// garbage, unknown headers are ignored, and a body that is not a valid message is
+/// reported without ending the stream. `lsp_server::Message::read` would fail the
+/// whole stream on the first such line, so the framing of input is ours.
+fn read_frame(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
+    let mut length: Option<usize> = None;
+    let mut skipped = String::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = r.take(64 * 1024).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if let Some(len) = length {
+                return read_body(r, len).map(Some);
+            }
+            continue;
+        }
+        match text.split_once(':') {
+            Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
+                match value.trim().parse::<usize>() {
+                    Ok(n) => length = Some(n),
+                    Err(_) => skipped.push_str(text),
+                }
+            }
+            Some((name, _)) if name.eq_ignore_ascii_case("content-type") => {}
+            _ => {
+                // Not a header: a stray log line. Report it (bounded) and go on.
+                if skipped.len() < 200 {
+                    skipped.push_str(text);
+                }
+                if length.is_none() {
+                    let mut g = std::mem::take(&mut skipped);
+                    g.truncate(200);
+                    return Ok(Some(Frame::Garbage(format!("non-LSP output: {g}"))));
+                }
+            }
+        }
+    }
+}
+
+fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
+    if len > MAX_FRAME {
+        io::copy(&mut r.take(len as u64), &mut io::sink())?;
+        return Ok(Frame::Garbage(format!(
+            "skipped a {len}-byte message (over the {MAX_FRAME}-byte cap)"
+        )));
+    }
+    let mut body = vec![0; len];
+    r.read_exact(&mut body)?;
+    match serde_json::from_slice::<Message>(&body) {
+        Ok(m) => Ok(Frame::Message(m)),
+        Err(e) => {
+            let mut head = String::from_utf8_lossy(&body[..body.len().min(120)]).to_string();
+            head.truncate(120);
+            Ok(Frame::Garbage(format!("invalid message ({e}): {head}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(input: &[u8]) -> Vec<String> {
+        let mut r = io::Cursor::new(input.to_vec());
+        let mut out = Vec::new();
+        while let Ok(Some(f)) = read_frame(&mut r) {
+            out.push(match f {
+                Frame::Message(Message::Notification(n)) => format!("note {}", n.method),
+                Frame::Message(m) => format!("msg {m:?}"),
+                Frame::Garbage(g) => format!("garbage {g}"),
+            });
+        }
+        out
+    }
+
+    fn frame(body: &str) -> Vec<u8> {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    }
+
+    #[test]
+    fn skips_log_lines_between_frames() {
+        let mut input = b"Starting server...\n".to_vec();
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"a/b","params":null}"#));
+        let got = frames(&input);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].starts_with("garbage non-LSP output: Starting server"));
+        assert_eq!(got[1], "note a/b");
+    }
+
+    #[test]
+    fn invalid_json_body_does_not_end_the_stream() {
+        let mut input = frame("{not json");
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"x","params":{}}"#));
+        input.extend(frame(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}"#,
+        ));
+        let got = frames(&input);
+        assert!(got[0].starts_with("garbage invalid message"), "{got:?}");
+        assert_eq!(got[1], "note x");
+        assert!(got[2].starts_with("garbage"), "{got:?}");
+    }
+
+    #[test]
+    fn oversized_frame_is_skipped() {
+        let mut input = format!("Content-Length: {}\r\n\r\n", MAX_FRAME + 1).into_bytes();
+        input.extend(std::iter::repeat_n(b'x', MAX_FRAME + 1));
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
+        let got = frames(&input);
+        assert!(got[0].contains("cap"), "{got:?}");
+        assert_eq!(got[1], "note after");
+    }
+
+    #[test]
+    fn content_type_header_is_ignored() {
+        let body = r#"{"jsonrpc":"2.0","method":"t","params":null}"#;
+        let input = format!(
+            "Content-Length: {}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{body}",
+            body.len()
+        );
+        assert_eq!(frames(input.as_bytes()), vec!["note t".to_string()]);
+    }
+}
+
+/// With `LSPGATE_TRACE=FILE`, every message in both directions is appended to FILE
+/// (for debugging a server's behaviour; off by default).
+fn trace(dir: &str, msg: &Message) {
+    use std::sync::OnceLock;
+    static FILE: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        let path = std::env::var_os("LSPGATE_TRACE")?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
+            .map(Mutex::new)
+    });
+    if let Some(f) = file {
+        if let Ok(mut f) = f.lock() {
+            let text = serde_json::to_string(msg).unwrap_or_default();
+            let mut text = text;
+            text.truncate(2000);
+            let _ = writeln!(
+                f,
+                "{:?} {dir} {text}",
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_millis()
+                    % 100_000
+            );
+        }
+    }
+}

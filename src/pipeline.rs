@@ -1,0 +1,609 @@
+//! One run, edit in, report out: resolve each file's server, take the before view,
+//! apply the edit, tell the servers, wait (primary, then cross-file), diff, and
+//! build the [`Report`]. The pipeline takes a [`Pool`] of servers and does not care
+//! who started them: a one-shot run passes a fresh pool, the daemon a warm one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use lsp_types::Diagnostic;
+
+use crate::config::{self, Options};
+use crate::dependents;
+use crate::diff::{self, LineMap};
+use crate::edit::{self, Action, EditError, EditPlan};
+use crate::lsp::Pool;
+use crate::report::{Applied, FileReport, Report, Role, ServerReport, ServerStatus};
+use crate::servers::ServerSpec;
+use crate::wait::{self, Target};
+use crate::workspace;
+
+/// Dependents opened per server and run, at most.
+const MAX_DEPENDENTS: usize = 40;
+
+/// What a run is about.
+pub enum Job {
+    /// Apply this edit (to disk, or in memory only with --dry-run/--reject).
+    Edit(EditPlan),
+    /// Report on these files, unchanged. Every diagnostic counts as new.
+    Check(Vec<PathBuf>),
+}
+
+/// Everything a run needs besides the servers.
+pub struct Context {
+    pub workspace: PathBuf,
+    pub run_dir: PathBuf,
+    pub servers: Vec<ServerSpec>,
+    pub options: Options,
+}
+
+/// One file of the run as the pipeline tracks it.
+struct Tracked {
+    path: PathBuf,
+    renamed_from: Option<PathBuf>,
+    action: Option<Action>,
+    before: Option<String>,
+    after: Option<String>,
+}
+
+/// The files of one server instance (a server at one root).
+struct Group {
+    spec: ServerSpec,
+    root: PathBuf,
+    server: Option<usize>,
+    cold: bool,
+    files: Vec<usize>,
+    dependents: Vec<PathBuf>,
+    status: ServerStatus,
+    detail: Option<String>,
+    primary_ms: Option<u64>,
+    cross_file_ms: Option<u64>,
+}
+
+/// Run `job` with the servers of `pool`, starting the ones it lacks.
+pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError> {
+    let opts = &ctx.options;
+    let started = Instant::now();
+    let is_edit = matches!(job, Job::Edit(_));
+    let (plan, tracked) = track(job)?;
+
+    // 1. Resolve each file's server and root.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut notes = Vec::new();
+    for (i, t) in tracked.iter().enumerate() {
+        let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
+            skipped.push(t.path.clone());
+            continue;
+        };
+        if t.after.is_none() && t.before.is_none() {
+            // Not text (non-UTF-8): the servers cannot be shown it.
+            notes.push(format!(
+                "{}: not UTF-8 text, not checked",
+                rel(&ctx.run_dir, &t.path)
+            ));
+            continue;
+        }
+        let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
+        match groups
+            .iter_mut()
+            .find(|g| g.spec.name == spec.name && g.root == root)
+        {
+            Some(g) => g.files.push(i),
+            None => groups.push(Group {
+                spec: spec.clone(),
+                root,
+                server: None,
+                cold: false,
+                files: vec![i],
+                dependents: Vec::new(),
+                status: ServerStatus::Ok,
+                detail: None,
+                primary_ms: None,
+                cross_file_ms: None,
+            }),
+        }
+    }
+
+    // 2. Connect: reuse the pool's servers, start the missing ones.
+    for g in &mut groups {
+        if let Some(i) = pool.find(&g.spec.name, &g.root) {
+            if !pool.servers[i].is_dead() {
+                g.server = Some(i);
+                continue;
+            }
+        }
+        let Some(program) = config::which(&g.spec.command) else {
+            g.status = ServerStatus::Missing;
+            g.detail = Some(format!(
+                "{} is not installed (`{}` not on PATH; install: {})",
+                g.spec.name, g.spec.command, g.spec.install_hint
+            ));
+            continue;
+        };
+        match pool.start(&g.spec, &program, &g.root) {
+            Ok(i) => {
+                g.server = Some(i);
+                g.cold = true;
+            }
+            Err(e) => {
+                g.status = ServerStatus::Failed;
+                g.detail = Some(format!("{} failed to start: {e}", g.spec.name));
+            }
+        }
+    }
+
+    // 3. Likely dependents, found before the servers see the edit.
+    if is_edit {
+        for g in &mut groups {
+            if g.server.is_none() {
+                continue;
+            }
+            let edited: Vec<dependents::Edited<'_>> = g
+                .files
+                .iter()
+                .map(|&i| dependents::Edited {
+                    path: &tracked[i].path,
+                    before: tracked[i].before.as_deref(),
+                    after: tracked[i].after.as_deref(),
+                })
+                .collect();
+            g.dependents = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        }
+    }
+
+    // 4. Before view: open every existing file of the run as it is now and wait for
+    //    its diagnostics. On a cold server this is where the start-up budget goes.
+    let mut before_targets: Vec<Target> = Vec::new();
+    let mut dependent_text: HashMap<PathBuf, String> = HashMap::new();
+    for g in &groups {
+        let Some(s) = g.server else { continue };
+        for &i in &g.files {
+            if let Some(text) = &tracked[i].before {
+                before_targets.push(sync(pool, s, &tracked[i].path, text));
+            }
+        }
+        for d in &g.dependents {
+            let Ok(text) = std::fs::read_to_string(d) else {
+                continue;
+            };
+            before_targets.push(sync(pool, s, d, &text));
+            dependent_text.insert(d.clone(), text);
+        }
+    }
+    let any_cold = groups.iter().any(|g| g.cold);
+    let before_deadline = Instant::now()
+        + if any_cold {
+            opts.startup_timeout
+        } else {
+            opts.timeout
+        };
+    let cold_servers: Vec<usize> = groups
+        .iter()
+        .filter(|g| g.cold)
+        .filter_map(|g| g.server)
+        .collect();
+    if !cold_servers.is_empty() {
+        wait::settle_servers(pool, &cold_servers, before_deadline);
+    }
+    let before_outcome = wait::settle(pool, &before_targets, before_deadline);
+    let mut before: HashMap<(usize, PathBuf), Vec<Diagnostic>> = HashMap::new();
+    let mut before_missing: Vec<PathBuf> = Vec::new();
+    for (t, fresh) in before_targets.iter().zip(&before_outcome.fresh) {
+        if !fresh {
+            before_missing.push(t.path.clone());
+        }
+        before.insert((t.server, t.path.clone()), current(pool, t.server, &t.path));
+    }
+    // Everything the servers hold, to spot files they report on their own (gopls
+    // pushes files nobody opened).
+    let store_before: HashMap<(usize, PathBuf), Vec<Diagnostic>> = snapshot(pool, &groups);
+
+    // 5. Apply. --dry-run and --reject keep the disk as it is for now.
+    let write_now = is_edit && !opts.dry_run && !opts.reject;
+    if write_now {
+        edit::commit(&plan)?;
+    }
+
+    // 6. Notify, as an editor would.
+    let edit_clock = pool.clock;
+    let mut primary: Vec<Target> = Vec::new();
+    let mut cross: Vec<Target> = Vec::new();
+    for g in &groups {
+        let Some(s) = g.server else { continue };
+        let mut watched: Vec<(PathBuf, u8)> = Vec::new();
+        for &i in &g.files {
+            let t = &tracked[i];
+            if let Some(old) = &t.renamed_from {
+                pool.close(s, old);
+                watched.push((old.clone(), 3));
+            }
+            match &t.after {
+                Some(text) => {
+                    if t.before.is_none() || t.renamed_from.is_some() {
+                        watched.push((t.path.clone(), 1));
+                    }
+                    primary.push(sync_forced(pool, s, &t.path, text));
+                    if write_now {
+                        pool.save(s, &t.path);
+                    }
+                }
+                None => {
+                    pool.close(s, &t.path);
+                    watched.push((t.path.clone(), 3));
+                }
+            }
+        }
+        pool.watched(s, &watched);
+        if is_edit {
+            // The dependents' text did not change, but their diagnostics may have:
+            // a change with a new version makes the server publish (or answer) for
+            // them again, and tells us which publish is the fresh one.
+            for d in &g.dependents {
+                if let Some(text) = dependent_text.get(d) {
+                    cross.push(sync_forced(pool, s, d, text));
+                }
+            }
+        }
+    }
+
+    // 7. Primary wait, then cross-file wait.
+    let primary_outcome = wait::settle(pool, &primary, Instant::now() + opts.timeout);
+    let cross_start = Instant::now();
+    let cross_outcome = if cross.is_empty() {
+        wait::Outcome::default()
+    } else {
+        wait::settle(pool, &cross, Instant::now() + opts.cross_file_timeout)
+    };
+    let cross_secs = cross_start.elapsed().as_secs_f64();
+
+    // 8. Diff before and after.
+    let mut files: Vec<FileReport> = Vec::new();
+    let mut fixed = 0;
+    let mut reported: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for g in &groups {
+        let Some(s) = g.server else { continue };
+        for &i in &g.files {
+            let t = &tracked[i];
+            let Some(after_text) = &t.after else { continue };
+            let after = current(pool, s, &t.path);
+            let (before_diags, map) = if !is_edit {
+                (Vec::new(), LineMap::identity())
+            } else {
+                let b = before
+                    .get(&(s, t.path.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                let m = LineMap::new(t.before.as_deref().unwrap_or(""), after_text);
+                (b, m)
+            };
+            let c = diff::classify(&before_diags, &after, &map);
+            fixed += c.fixed.len();
+            reported.insert(t.path.clone());
+            files.push(FileReport {
+                path: t.path.clone(),
+                role: Role::Edited,
+                diagnostics: c.diagnostics,
+            });
+        }
+        let mut dependent_paths: Vec<PathBuf> = g.dependents.clone();
+        // Files the server reported on by itself since the edit, with changed results.
+        let server = &pool.servers[s];
+        let mut unsolicited: Vec<PathBuf> = server
+            .diagnostics
+            .iter()
+            .filter(|(p, d)| {
+                d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
+                    && !dependent_paths.contains(p)
+                    && store_before
+                        .get(&(s, (*p).clone()))
+                        .map(|b| b != &d.current())
+                        .unwrap_or(!d.current().is_empty())
+            })
+            .map(|(p, _)| p.clone())
+            .collect();
+        unsolicited.sort();
+        dependent_paths.extend(unsolicited);
+        for d in dependent_paths {
+            if reported.contains(&d) {
+                continue;
+            }
+            let after = current(pool, s, &d);
+            let before_diags = before
+                .get(&(s, d.clone()))
+                .or_else(|| store_before.get(&(s, d.clone())))
+                .cloned()
+                .unwrap_or_default();
+            let c = diff::classify(&before_diags, &after, &LineMap::identity());
+            fixed += c.fixed.len();
+            reported.insert(d.clone());
+            files.push(FileReport {
+                path: d,
+                role: Role::Dependent,
+                diagnostics: c.diagnostics,
+            });
+        }
+    }
+
+    // 9. What was and was not checked.
+    let mut timed_out = false;
+    for g in &mut groups {
+        let Some(s) = g.server else { continue };
+        let server = &pool.servers[s];
+        g.primary_ms = Some(primary_outcome.elapsed.as_millis() as u64);
+        if !cross.is_empty() {
+            g.cross_file_ms = Some(cross_outcome.elapsed.as_millis() as u64);
+        }
+        if let Some(reason) = server.dead_reason() {
+            g.status = if server.ready_at.is_some() {
+                ServerStatus::Crashed
+            } else {
+                ServerStatus::Failed
+            };
+            g.detail = Some(format!(
+                "{}: {reason}; its files were not checked",
+                g.spec.name
+            ));
+            continue;
+        }
+        let mut problems: Vec<String> = Vec::new();
+        for (outcome, label, limit) in [
+            (&primary_outcome, "timed out", opts.timeout),
+            (
+                &cross_outcome,
+                "cross-file wait timed out",
+                opts.cross_file_timeout,
+            ),
+        ] {
+            let mine: Vec<&wait::Unsettled> =
+                outcome.unsettled.iter().filter(|u| u.server == s).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let paths: Vec<String> = mine
+                .iter()
+                .filter_map(|u| u.path.as_ref())
+                .map(|p| rel(&ctx.run_dir, p))
+                .collect();
+            let why = mine
+                .iter()
+                .find(|u| u.path.is_none())
+                .map(|u| u.reason.clone());
+            let mut text = format!("{} {label} after {}", g.spec.name, fmt_duration(limit));
+            if let Some(why) = why {
+                text.push_str(&format!(" ({why})"));
+            }
+            if !paths.is_empty() {
+                text.push_str(&format!("; not checked: {}", summarize(&paths)));
+            }
+            problems.push(text);
+        }
+        if !problems.is_empty() {
+            timed_out = true;
+            g.status = ServerStatus::Timeout;
+            g.detail = Some(problems.join("; "));
+        }
+    }
+    if !before_missing.is_empty() && is_edit {
+        let paths: Vec<String> = before_missing
+            .iter()
+            .map(|p| rel(&ctx.run_dir, p))
+            .collect();
+        notes.push(format!(
+            "no before view of {} (servers too slow): their old diagnostics may show as new",
+            summarize(&paths)
+        ));
+    }
+
+    let incomplete = timed_out || groups.iter().any(|g| g.status != ServerStatus::Ok);
+    let mut exit_code = crate::report::exit_code(&files, opts.fail_on, incomplete);
+
+    // 10. --reject writes only a clean edit; --dry-run never writes. Either way the
+    //     servers' view goes back to the disk's.
+    let mut rejected = false;
+    if is_edit && opts.reject && !opts.dry_run {
+        if exit_code == crate::exit::NEW_DIAGNOSTICS {
+            rejected = true;
+        } else if let Err(e) = edit::commit(&plan) {
+            return Err(e);
+        } else {
+            for g in &groups {
+                if let Some(s) = g.server {
+                    for &i in &g.files {
+                        if tracked[i].after.is_some() {
+                            pool.save(s, &tracked[i].path);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if is_edit && (opts.dry_run || rejected) {
+        restore(pool, &groups, &tracked);
+    }
+    if rejected {
+        exit_code = crate::exit::NEW_DIAGNOSTICS;
+    }
+
+    let applied = if is_edit {
+        tracked
+            .iter()
+            .filter_map(|t| {
+                t.action.map(|action| Applied {
+                    path: t.path.clone(),
+                    action,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let cross_files_checked = files.iter().filter(|f| f.role == Role::Dependent).count();
+    let _ = started;
+    Ok(Report {
+        workspace: ctx.workspace.clone(),
+        run_dir: ctx.run_dir.clone(),
+        applied,
+        dry_run: opts.dry_run,
+        rejected,
+        is_edit,
+        files,
+        fixed,
+        servers: groups
+            .iter()
+            .map(|g| ServerReport {
+                name: g.spec.name.clone(),
+                status: g.status,
+                primary_ms: g.primary_ms,
+                cross_file_ms: g.cross_file_ms,
+                detail: g.detail.clone(),
+            })
+            .collect(),
+        notes,
+        skipped,
+        cross_files_checked,
+        cross_file_secs: cross_secs,
+        timed_out,
+        exit_code,
+    })
+}
+
+/// The plan and the per-file view of it.
+fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
+    match job {
+        Job::Edit(plan) => {
+            let tracked = plan
+                .changes
+                .iter()
+                .map(|c| Tracked {
+                    path: c.path.clone(),
+                    renamed_from: c.renamed_from.clone(),
+                    action: Some(c.action()),
+                    before: c
+                        .before
+                        .as_ref()
+                        .and_then(|b| String::from_utf8(b.clone()).ok()),
+                    after: c
+                        .after
+                        .as_ref()
+                        .and_then(|b| String::from_utf8(b.clone()).ok()),
+                })
+                .collect();
+            Ok((plan, tracked))
+        }
+        Job::Check(paths) => {
+            let mut tracked = Vec::new();
+            for path in paths {
+                let text = std::fs::read(&path).map_err(|e| EditError::Path {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                let text = String::from_utf8(text).ok();
+                tracked.push(Tracked {
+                    path,
+                    renamed_from: None,
+                    action: None,
+                    before: text.clone(),
+                    after: text,
+                });
+            }
+            Ok((EditPlan::default(), tracked))
+        }
+    }
+}
+
+/// Make the server's view of `path` equal `text`, sending nothing if it already
+/// is; the target's trigger is the last change the server saw.
+fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
+    if let Some(doc) = pool.servers[s].docs.get(path) {
+        if doc.text == text {
+            return Target {
+                server: s,
+                path: path.to_path_buf(),
+                trigger: doc.changed_at,
+                trigger_at: Instant::now(),
+                version: Some(doc.version),
+            };
+        }
+    }
+    sync_forced(pool, s, path, text)
+}
+
+/// Open or change `path` to `text` with a new version, always.
+fn sync_forced(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
+    let version = pool.open_or_change(s, path, text);
+    Target {
+        server: s,
+        path: path.to_path_buf(),
+        trigger: pool.clock,
+        trigger_at: Instant::now(),
+        version: Some(version),
+    }
+}
+
+fn current(pool: &Pool, s: usize, path: &Path) -> Vec<Diagnostic> {
+    pool.servers[s]
+        .diagnostics
+        .get(path)
+        .map(|d| d.current())
+        .unwrap_or_default()
+}
+
+fn snapshot(pool: &Pool, groups: &[Group]) -> HashMap<(usize, PathBuf), Vec<Diagnostic>> {
+    let mut out = HashMap::new();
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        for (p, d) in &pool.servers[s].diagnostics {
+            out.insert((s, p.clone()), d.current());
+        }
+    }
+    out
+}
+
+/// Put the servers' view back to the disk's after a run that did not write.
+fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        for &i in &g.files {
+            let t = &tracked[i];
+            match &t.before {
+                Some(text) => {
+                    pool.open_or_change(s, t.renamed_from.as_deref().unwrap_or(&t.path), text);
+                }
+                None => pool.close(s, &t.path),
+            }
+        }
+    }
+}
+
+/// `path` relative to `base` for messages.
+pub fn rel(base: &Path, path: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(p) => p.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn summarize(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut s = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        s.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    s
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}

@@ -1,0 +1,220 @@
+//! The waits: pump the pool until every target file has diagnostics that belong to
+//! the text the server now has, and its server has settled, or a deadline passes.
+//!
+//! A file is fresh when the server answered a pull sent after the file's trigger
+//! (the notification that made its diagnostics stale), or pushed a publish after the
+//! trigger carrying the version we sent. Servers that never echo the version
+//! (typescript-language-server) or echo a wrong one (Debian's gopls 0.5) are trusted
+//! with any publish after the trigger. A server is settled when no work-done progress
+//! is under way and it has been quiet for its quiet period; the first publish that
+//! happens to arrive proves nothing on its own.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::lsp::Pool;
+
+/// A file whose fresh diagnostics a phase waits for.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub server: usize,
+    pub path: PathBuf,
+    /// Pool clock of the notification that made the file's diagnostics stale.
+    pub trigger: u64,
+    pub trigger_at: Instant,
+    /// The document version we sent, if the file is open.
+    pub version: Option<i32>,
+}
+
+/// Why a target is not fresh at the deadline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsettled {
+    pub server: usize,
+    pub path: Option<PathBuf>,
+    pub reason: String,
+}
+
+/// How a phase ended.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Targets (by index) with fresh diagnostics.
+    pub fresh: Vec<bool>,
+    /// What was still pending at the deadline; empty when the phase settled.
+    pub unsettled: Vec<Unsettled>,
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    pub fn complete(&self) -> bool {
+        self.unsettled.is_empty()
+    }
+}
+
+/// The longest the loop waits for a message before re-checking time-based
+/// conditions (quiet periods).
+const TICK: Duration = Duration::from_millis(20);
+
+/// Pump `pool` until every target is fresh and its server settled, or `deadline`.
+pub fn settle(pool: &mut Pool, targets: &[Target], deadline: Instant) -> Outcome {
+    let start = Instant::now();
+    let mut servers: Vec<usize> = targets.iter().map(|t| t.server).collect();
+    servers.sort_unstable();
+    servers.dedup();
+    loop {
+        request_pulls(pool, targets);
+        let now = Instant::now();
+        let fresh: Vec<bool> = targets.iter().map(|t| is_fresh(pool, t, now)).collect();
+        let all_fresh = targets
+            .iter()
+            .zip(&fresh)
+            .all(|(t, f)| *f || pool.servers[t.server].is_dead());
+        let all_settled = servers.iter().all(|&i| {
+            let s = &pool.servers[i];
+            s.is_dead() || s.settled(now)
+        });
+        if (all_fresh && all_settled) || now >= deadline {
+            let unsettled = explain(pool, targets, &fresh, &servers, now);
+            return Outcome {
+                fresh,
+                unsettled,
+                elapsed: start.elapsed(),
+            };
+        }
+        pool.pump(deadline.min(now + TICK));
+    }
+}
+
+/// Wait for a set of servers alone to settle (used for cold starts): initialised,
+/// no progress, quiet.
+pub fn settle_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> Outcome {
+    loop {
+        let now = Instant::now();
+        let done = servers.iter().all(|&i| {
+            let s = &pool.servers[i];
+            s.is_dead() || (s.ready_at.is_some() && s.settled(now))
+        });
+        if done || now >= deadline {
+            let unsettled = explain(pool, &[], &[], servers, now);
+            return Outcome {
+                fresh: Vec::new(),
+                unsettled,
+                elapsed: Duration::ZERO,
+            };
+        }
+        pool.pump(deadline.min(now + TICK));
+    }
+}
+
+/// Send a pull for every target of a pull server whose last answer predates its
+/// trigger or the server's last refresh request.
+fn request_pulls(pool: &mut Pool, targets: &[Target]) {
+    for t in targets {
+        let server = &pool.servers[t.server];
+        if !server.pull || server.ready_at.is_none() || server.is_dead() {
+            continue;
+        }
+        if server.pulls_in_flight.contains(&t.path) {
+            continue;
+        }
+        let last = server
+            .diagnostics
+            .get(&t.path)
+            .and_then(|d| d.pulled.as_ref());
+        let stale = match last {
+            None => true,
+            Some(p) => p.sent_seq < t.trigger || p.sent_seq < server.refresh_seq,
+        };
+        if stale {
+            pool.pull(t.server, &t.path);
+        }
+    }
+}
+
+fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
+    let server = &pool.servers[t.server];
+    if server.is_dead() {
+        return false;
+    }
+    let Some(diags) = server.diagnostics.get(&t.path) else {
+        return false;
+    };
+    if server.pull {
+        // The pull answer is the server's final word on the file.
+        if let Some(p) = &diags.pulled {
+            return p.sent_seq >= t.trigger && p.sent_seq >= server.refresh_seq;
+        }
+    }
+    let Some(push) = &diags.pushed else {
+        return false;
+    };
+    if push.seq > t.trigger {
+        return match (push.version, t.version) {
+            (Some(got), Some(want)) if server.spec.wait.versioned_publish => got == want,
+            // No version in the publish, or a server known to send wrong ones:
+            // any publish after the trigger, taken once the server settles.
+            _ => true,
+        };
+    }
+    // No publish since the trigger. typescript-language-server sends nothing when a
+    // file stays clean, and gopls nothing when nothing changed: once the server has
+    // published this file before and has been quiet long enough, it is unchanged.
+    // A server that never published the file at all is not trusted this way.
+    let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
+    unversioned
+        && now.duration_since(t.trigger_at) >= server.spec.wait.unpublished_after
+        && server.settled(now)
+}
+
+fn explain(
+    pool: &Pool,
+    targets: &[Target],
+    fresh: &[bool],
+    servers: &[usize],
+    now: Instant,
+) -> Vec<Unsettled> {
+    let mut out = Vec::new();
+    for &i in servers {
+        let s = &pool.servers[i];
+        if let Some(reason) = s.dead_reason() {
+            out.push(Unsettled {
+                server: i,
+                path: None,
+                reason: format!("server {reason}"),
+            });
+        } else if s.ready_at.is_none() {
+            out.push(Unsettled {
+                server: i,
+                path: None,
+                reason: "never finished initialize".into(),
+            });
+        } else if !s.settled(now) {
+            let reason = if let Some(title) = s.progress.values().next() {
+                let title = if title.is_empty() {
+                    "work"
+                } else {
+                    title.as_str()
+                };
+                format!("still busy ({title} in progress)")
+            } else if s.quiescent == Some(false) {
+                "still indexing".to_string()
+            } else {
+                "still sending diagnostics".to_string()
+            };
+            out.push(Unsettled {
+                server: i,
+                path: None,
+                reason,
+            });
+        }
+    }
+    for (t, f) in targets.iter().zip(fresh) {
+        if !*f && !pool.servers[t.server].is_dead() {
+            out.push(Unsettled {
+                server: t.server,
+                path: Some(t.path.clone()),
+                reason: "no diagnostics for the new text".into(),
+            });
+        }
+    }
+    out
+}
