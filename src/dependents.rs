@@ -40,10 +40,10 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
             e.before.unwrap_or(""),
             e.after.unwrap_or(""),
         ));
-        if e.path.extension().is_some_and(|x| x == "go") {
-            if let Some(d) = e.path.parent() {
-                dirs.insert(d.to_path_buf());
-            }
+        if e.path.extension().is_some_and(|x| x == "go")
+            && let Some(d) = e.path.parent()
+        {
+            dirs.insert(d.to_path_buf());
         }
     }
 

@@ -108,11 +108,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
 
     // 2. Connect: reuse the pool's servers, start the missing ones.
     for g in &mut groups {
-        if let Some(i) = pool.find(&g.spec.name, &g.root) {
-            if !pool.servers[i].is_dead() {
-                g.server = Some(i);
-                continue;
-            }
+        if let Some(i) = pool.find(&g.spec.name, &g.root)
+            && !pool.servers[i].is_dead()
+        {
+            g.server = Some(i);
+            continue;
         }
         let Some(program) = config::which(&g.spec.command) else {
             g.status = ServerStatus::Missing;
@@ -516,16 +516,16 @@ fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
 /// Make the server's view of `path` equal `text`, sending nothing if it already
 /// is; the target's trigger is the last change the server saw.
 fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
-    if let Some(doc) = pool.servers[s].docs.get(path) {
-        if doc.text == text {
-            return Target {
-                server: s,
-                path: path.to_path_buf(),
-                trigger: doc.changed_at,
-                trigger_at: Instant::now(),
-                version: Some(doc.version),
-            };
-        }
+    if let Some(doc) = pool.servers[s].docs.get(path)
+        && doc.text == text
+    {
+        return Target {
+            server: s,
+            path: path.to_path_buf(),
+            trigger: doc.changed_at,
+            trigger_at: Instant::now(),
+            version: Some(doc.version),
+        };
     }
     sync_forced(pool, s, path, text)
 }
@@ -601,7 +601,7 @@ fn summarize(paths: &[String]) -> String {
 
 fn fmt_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

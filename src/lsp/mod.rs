@@ -149,11 +149,11 @@ impl Server {
     }
 
     fn send(&mut self, msg: Message) {
-        if self.state == ServerState::Initializing {
-            if let Message::Notification(_) = msg {
-                self.held.push(msg);
-                return;
-            }
+        if self.state == ServerState::Initializing
+            && let Message::Notification(_) = msg
+        {
+            self.held.push(msg);
+            return;
         }
         if matches!(self.state, ServerState::Dead(_)) {
             return;

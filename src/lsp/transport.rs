@@ -345,20 +345,20 @@ fn trace(dir: &str, msg: &Message) {
             .ok()
             .map(Mutex::new)
     });
-    if let Some(f) = file {
-        if let Ok(mut f) = f.lock() {
-            let text = serde_json::to_string(msg).unwrap_or_default();
-            let mut text = text;
-            text.truncate(2000);
-            let _ = writeln!(
-                f,
-                "{:?} {dir} {text}",
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default()
-                    .as_millis()
-                    % 100_000
-            );
-        }
+    if let Some(f) = file
+        && let Ok(mut f) = f.lock()
+    {
+        let text = serde_json::to_string(msg).unwrap_or_default();
+        let mut text = text;
+        text.truncate(2000);
+        let _ = writeln!(
+            f,
+            "{:?} {dir} {text}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_millis()
+                % 100_000
+        );
     }
 }
