@@ -133,7 +133,10 @@ pub fn builtin() -> Vec<ServerSpec> {
             ]),
             settings: json!({ "python": { "analysis": python_analysis.clone() } }),
             initialization_options: None,
-            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            wait: WaitProfile {
+                quiet: Duration::from_millis(150),
+                ..WaitProfile::default()
+            },
             install_hint: "npm install -g pyright".into(),
             origin: Origin::BuiltIn,
             disabled: false,
@@ -157,7 +160,10 @@ pub fn builtin() -> Vec<ServerSpec> {
                 "basedpyright": { "analysis": python_analysis },
             }),
             initialization_options: None,
-            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            wait: WaitProfile {
+                quiet: Duration::from_millis(150),
+                ..WaitProfile::default()
+            },
             install_hint: "pip install basedpyright".into(),
             origin: Origin::BuiltIn,
             disabled: false,
@@ -217,7 +223,10 @@ pub fn builtin() -> Vec<ServerSpec> {
             root_markers: strs(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
             settings: json!({}),
             initialization_options: Some(json!({ "clangdFileStatus": true })),
-            wait: WaitProfile { quiet: Duration::from_millis(150), ..WaitProfile::default() },
+            wait: WaitProfile {
+                quiet: Duration::from_millis(150),
+                ..WaitProfile::default()
+            },
             install_hint: "apt-get install clangd".into(),
             origin: Origin::BuiltIn,
             disabled: false,
@@ -234,7 +243,10 @@ pub fn builtin() -> Vec<ServerSpec> {
             initialization_options: Some(json!({ "checkOnSave": true })),
             // cargo check runs after a save and reports through progress; between
             // its progress tokens there can be short gaps.
-            wait: WaitProfile { quiet: Duration::from_millis(300), ..WaitProfile::default() },
+            wait: WaitProfile {
+                quiet: Duration::from_millis(300),
+                ..WaitProfile::default()
+            },
             install_hint: "rustup component add rust-analyzer".into(),
             origin: Origin::BuiltIn,
             disabled: false,
