@@ -1,1 +1,2 @@
-
+mod fake;
+mod support;

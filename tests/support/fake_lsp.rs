@@ -1,1 +1,636 @@
-fn main(){}
+//! `fake-lsp`: a small, scriptable language server for `.fake` files, the server of
+//! lspgate's end-to-end tests (built as `[[example]] name = "fake-lsp"`).
+//!
+//! Its diagnostics follow from the text, so a test can predict them exactly:
+//!
+//! - a line containing `ERROR` gives an Error on that line (code `E1`), whose message
+//!   is the rest of the line after `ERROR`, trimmed, or `error`;
+//! - a line containing `WARN` gives a Warning (code `W1`) the same way;
+//! - a line `use NAME` gives an Error `unknown name NAME` (code `E2`) unless a `.fake`
+//!   file under the root has a line `def NAME`. Open documents' text wins over the
+//!   disk, which is read afresh every time.
+//!
+//! Like most real servers it pushes diagnostics for open documents only, with their
+//! version, and republishes every open document when anything changes, so open
+//! dependents get fresh diagnostics. `--pull` turns that into pull diagnostics.
+//!
+//! `--mode NAME` (repeatable) scripts the faults real servers won't produce on demand;
+//! see `Modes`. `--log FILE` (or `FAKE_LSP_LOG`) appends one JSON line per message
+//! received, and `--pidfile FILE` (or `FAKE_LSP_PIDFILE`) appends the pid, so tests can
+//! check what the client sent and that no server outlived the run.
+//!
+//! It speaks through lsp-server's `Message::read`/`Message::write`, not
+//! `Connection::stdio()`: that connection's writer thread holds the stdout lock for
+//! its whole life, and the `garbage` mode must put raw bytes between two frames.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    env, fs,
+    io::{self, Write},
+    path::{Path, PathBuf},
+    process,
+    sync::{Arc, Mutex, PoisonError},
+    thread,
+    time::{Duration, Instant},
+};
+
+use crossbeam_channel::Sender;
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::Url;
+use serde_json::{Value, json};
+
+/// The faults, each off by default.
+#[derive(Debug, Default)]
+struct Modes {
+    /// Never answer `initialize` (nor anything after it), and never exit by itself.
+    hang_initialize: bool,
+    /// Exit 1 on `initialize`.
+    crash_initialize: bool,
+    /// Exit 0 before reading anything.
+    exit_immediately: bool,
+    /// Exit 1 on the first `didChange`.
+    crash_on_change: bool,
+    /// Never answer `shutdown`, ignore `exit`, never exit by itself.
+    hang_shutdown: bool,
+    /// Exit 1 on `shutdown`.
+    crash_shutdown: bool,
+    /// After the `initialize` answer, a non-LSP line and a frame of invalid JSON.
+    garbage: bool,
+    /// Publishes for a changed document carry its previous version.
+    stale_version: bool,
+    /// Publishes carry no version.
+    no_version: bool,
+    /// After `initialized`, begin a work-done progress and never end it.
+    progress_never_ends: bool,
+    /// Delay every publish by this much (requests are still answered meanwhile).
+    slow_publish: Option<Duration>,
+    /// Never publish.
+    silent: bool,
+    /// Write to stderr continuously, and a line per message received.
+    flood_stderr: bool,
+    /// After `initialized`, send `fake/unknown` and a two-item `workspace/configuration`.
+    server_request: bool,
+}
+
+#[derive(Debug, Default)]
+struct Options {
+    pull: bool,
+    modes: Modes,
+    log: Option<PathBuf>,
+    pidfile: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut opts = Options {
+        log: env::var_os("FAKE_LSP_LOG").map(PathBuf::from),
+        pidfile: env::var_os("FAKE_LSP_PIDFILE").map(PathBuf::from),
+        ..Options::default()
+    };
+    let mut args = env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or(format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--pull" => opts.pull = true,
+            "--log" => opts.log = Some(value()?.into()),
+            "--pidfile" => opts.pidfile = Some(value()?.into()),
+            "--mode" => set_mode(&mut opts.modes, &value()?)?,
+            // Real servers are started with `--stdio`; accept it so configs can copy them.
+            "--stdio" => {}
+            _ => return Err(format!("unknown argument {arg:?}")),
+        }
+    }
+    Ok(opts)
+}
+
+fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
+    let flag = match mode {
+        "hang-initialize" => &mut modes.hang_initialize,
+        "crash-initialize" => &mut modes.crash_initialize,
+        "exit-immediately" => &mut modes.exit_immediately,
+        "crash-on-change" => &mut modes.crash_on_change,
+        "hang-shutdown" => &mut modes.hang_shutdown,
+        "crash-shutdown" => &mut modes.crash_shutdown,
+        "garbage" => &mut modes.garbage,
+        "stale-version" => &mut modes.stale_version,
+        "no-version" => &mut modes.no_version,
+        "progress-never-ends" => &mut modes.progress_never_ends,
+        "silent" => &mut modes.silent,
+        "flood-stderr" => &mut modes.flood_stderr,
+        "server-request" => &mut modes.server_request,
+        _ => {
+            let ms = mode
+                .strip_prefix("slow-publish=")
+                .and_then(|ms| ms.parse().ok())
+                .ok_or(format!("unknown mode {mode:?}"))?;
+            modes.slow_publish = Some(Duration::from_millis(ms));
+            return Ok(());
+        }
+    };
+    *flag = true;
+    Ok(())
+}
+
+/// Stdout, shared by the main loop and the delayed-publish thread; one frame at a time.
+#[derive(Clone)]
+struct Out(Arc<Mutex<io::Stdout>>);
+
+impl Out {
+    fn send(&self, msg: impl Into<Message>) {
+        let mut stdout = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // The client is gone: nobody is left to serve.
+        if msg.into().write(&mut *stdout).is_err() {
+            process::exit(1);
+        }
+    }
+
+    fn raw(&self, bytes: &[u8]) {
+        let mut stdout = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if stdout
+            .write_all(bytes)
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            process::exit(1);
+        }
+    }
+}
+
+/// Appends JSON lines to `--log`; one `write` per line, so processes may share a file.
+struct Log(Option<PathBuf>);
+
+impl Log {
+    fn event(&self, event: Value) {
+        let Some(path) = &self.0 else { return };
+        let line = format!("{event}\n");
+        let written = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(err) = written {
+            stderr_line(&format!("fake-lsp: cannot write {}: {err}", path.display()));
+        }
+    }
+}
+
+fn stderr_line(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
+struct Doc {
+    uri: String,
+    version: i64,
+    text: String,
+    changed: bool,
+}
+
+struct Server {
+    opts: Options,
+    out: Out,
+    log: Log,
+    /// Delayed publishes go through this thread, in order (`slow-publish`).
+    delayed: Option<Sender<(Instant, Message)>>,
+    root: Option<PathBuf>,
+    /// Open documents by path: clients may spell one file's URI in several ways.
+    docs: BTreeMap<PathBuf, Doc>,
+    /// Stop answering: `hang-initialize` or `hang-shutdown` has struck.
+    hung: bool,
+    shutdown: bool,
+}
+
+const PROGRESS_CREATE_ID: &str = "fake-progress-create";
+
+fn main() {
+    let opts = match parse_args() {
+        Ok(opts) => opts,
+        Err(err) => {
+            stderr_line(&format!("fake-lsp: {err}"));
+            process::exit(2);
+        }
+    };
+    if let Some(pidfile) = &opts.pidfile {
+        Log(Some(pidfile.clone())).event(json!(process::id()));
+    }
+    if opts.modes.exit_immediately {
+        process::exit(0);
+    }
+    if opts.modes.flood_stderr {
+        thread::spawn(flood_stderr);
+    }
+    let out = Out(Arc::new(Mutex::new(io::stdout())));
+    let delayed = opts.modes.slow_publish.map(|_| spawn_delayed(out.clone()));
+    let mut server = Server {
+        log: Log(opts.log.clone()),
+        opts,
+        out,
+        delayed,
+        root: None,
+        docs: BTreeMap::new(),
+        hung: false,
+        shutdown: false,
+    };
+    let mut stdin = io::stdin().lock();
+    loop {
+        match Message::read(&mut stdin) {
+            Ok(Some(msg)) => server.handle(msg),
+            Ok(None) => break,
+            Err(err) => {
+                stderr_line(&format!("fake-lsp: unreadable message: {err}"));
+                server
+                    .log
+                    .event(json!({"event": "bad-input", "error": err.to_string()}));
+                process::exit(1);
+            }
+        }
+    }
+    // A hung server does not notice that its client left: the client must kill it.
+    if server.hung {
+        loop {
+            thread::park();
+        }
+    }
+    process::exit(if server.shutdown { 0 } else { 1 });
+}
+
+/// A burst bigger than any pipe buffer, then a steady stream: a client that does not
+/// drain stderr stalls the server (the main loop writes there too), as with real ones.
+fn flood_stderr() {
+    let line = "fake-lsp: flooding stderr, as chatty servers do ........................\n";
+    let chunk = line.repeat(8 * 1024 / line.len());
+    let mut stderr = io::stderr();
+    for _ in 0..64 {
+        if stderr.write_all(chunk.as_bytes()).is_err() {
+            return;
+        }
+    }
+    // Paced so the flood does not eat the CPU the test itself needs.
+    while stderr.write_all(chunk.as_bytes()).is_ok() {
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn spawn_delayed(out: Out) -> Sender<(Instant, Message)> {
+    let (tx, rx) = crossbeam_channel::unbounded::<(Instant, Message)>();
+    thread::spawn(move || {
+        for (due, msg) in rx {
+            thread::sleep(due.saturating_duration_since(Instant::now()));
+            out.send(msg);
+        }
+    });
+    tx
+}
+
+impl Server {
+    fn handle(&mut self, msg: Message) {
+        match msg {
+            Message::Request(req) => {
+                self.received(&req.method, &req.params);
+                if !self.hung {
+                    self.request(req);
+                }
+            }
+            Message::Notification(not) => {
+                self.received(&not.method, &not.params);
+                if !self.hung {
+                    self.notification(not);
+                }
+            }
+            Message::Response(resp) => {
+                let (result, error) = match resp.response_result {
+                    Ok(result) => (result, Value::Null),
+                    Err(err) => (
+                        Value::Null,
+                        json!({"code": err.code, "message": err.message}),
+                    ),
+                };
+                self.log.event(
+                    json!({"event": "response", "id": resp.id, "result": result, "error": error}),
+                );
+                if resp.id == RequestId::from(PROGRESS_CREATE_ID.to_owned()) && !self.hung {
+                    self.progress_begin();
+                }
+            }
+        }
+    }
+
+    fn received(&self, method: &str, params: &Value) {
+        let doc = &params["textDocument"];
+        self.log.event(json!({
+            "event": "recv", "method": method,
+            "uri": doc["uri"], "version": doc["version"],
+        }));
+        if self.opts.modes.flood_stderr {
+            stderr_line(&format!("fake-lsp: received {method}"));
+        }
+    }
+
+    fn request(&mut self, req: Request) {
+        let modes = &self.opts.modes;
+        let result = match req.method.as_str() {
+            "initialize" => {
+                if modes.hang_initialize {
+                    self.hung = true;
+                    return;
+                }
+                if modes.crash_initialize {
+                    process::exit(1);
+                }
+                self.root = root_of(&req.params);
+                self.initialize_result()
+            }
+            "shutdown" => {
+                if modes.hang_shutdown {
+                    self.hung = true;
+                    return;
+                }
+                if modes.crash_shutdown {
+                    process::exit(1);
+                }
+                self.shutdown = true;
+                Value::Null
+            }
+            "textDocument/diagnostic" if self.opts.pull => {
+                let uri = req.params["textDocument"]["uri"]
+                    .as_str()
+                    .unwrap_or_default();
+                let items = match path_of(uri) {
+                    Some(path) => {
+                        let defs = self.defined_names();
+                        let text = match self.docs.get(&path) {
+                            Some(doc) => Some(doc.text.clone()),
+                            None => fs::read_to_string(&path).ok(),
+                        };
+                        text.map(|text| diagnostics(&text, &defs))
+                            .unwrap_or_default()
+                    }
+                    None => Vec::new(),
+                };
+                json!({"kind": "full", "items": items})
+            }
+            _ => {
+                let resp = Response::new_err(
+                    req.id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("fake-lsp does not handle {}", req.method),
+                );
+                self.out.send(resp);
+                return;
+            }
+        };
+        self.out.send(Response::new_ok(req.id, result));
+        if req.method == "initialize" && self.opts.modes.garbage {
+            self.out.raw(b"garbage!\r\n");
+            self.out.raw(b"Content-Length: 9\r\n\r\n{invalid}");
+        }
+    }
+
+    fn initialize_result(&self) -> Value {
+        let mut capabilities = json!({
+            "textDocumentSync": {"openClose": true, "change": 1, "save": {"includeText": false}},
+        });
+        if self.opts.pull {
+            capabilities["diagnosticProvider"] = json!({"identifier": "fake", "interFileDependencies": true, "workspaceDiagnostics": false});
+        }
+        json!({"capabilities": capabilities, "serverInfo": {"name": "fake-lsp", "version": "0.1.0"}})
+    }
+
+    fn notification(&mut self, not: Notification) {
+        let params = &not.params;
+        match not.method.as_str() {
+            "initialized" => {
+                if self.opts.modes.progress_never_ends {
+                    // The token may only be used once the client has accepted it.
+                    self.send_request(
+                        PROGRESS_CREATE_ID,
+                        "window/workDoneProgress/create",
+                        json!({"token": "fake"}),
+                    );
+                }
+                if self.opts.modes.server_request {
+                    self.send_request("fake-unknown", "fake/unknown", json!({}));
+                    self.send_request(
+                        "fake-configuration",
+                        "workspace/configuration",
+                        json!({"items": [{"section": "fake"}, {"section": "fake.other"}]}),
+                    );
+                }
+            }
+            "exit" => process::exit(if self.shutdown { 0 } else { 1 }),
+            "textDocument/didOpen" => {
+                let doc = &params["textDocument"];
+                let uri = doc["uri"].as_str().unwrap_or_default();
+                let Some(path) = path_of(uri) else { return };
+                let doc = Doc {
+                    uri: uri.to_owned(),
+                    version: doc["version"].as_i64().unwrap_or_default(),
+                    text: doc["text"].as_str().unwrap_or_default().to_owned(),
+                    changed: false,
+                };
+                self.docs.insert(path, doc);
+                self.publish_all();
+            }
+            "textDocument/didChange" => {
+                if self.opts.modes.crash_on_change {
+                    process::exit(1);
+                }
+                let Some(path) = params["textDocument"]["uri"].as_str().and_then(path_of) else {
+                    return;
+                };
+                let Some(doc) = self.docs.get_mut(&path) else {
+                    stderr_line("fake-lsp: didChange for a document that is not open");
+                    process::exit(1);
+                };
+                let changes = params["contentChanges"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                for change in changes {
+                    // Full sync was advertised: a ranged change is a client bug worth failing on.
+                    if !change["range"].is_null() {
+                        stderr_line("fake-lsp: ranged change, but full sync was advertised");
+                        process::exit(1);
+                    }
+                    doc.text = change["text"].as_str().unwrap_or_default().to_owned();
+                }
+                doc.version = params["textDocument"]["version"]
+                    .as_i64()
+                    .unwrap_or(doc.version + 1);
+                doc.changed = true;
+                self.publish_all();
+            }
+            "textDocument/didClose" => {
+                let Some(uri) = params["textDocument"]["uri"].as_str() else {
+                    return;
+                };
+                if let Some(path) = path_of(uri) {
+                    self.docs.remove(&path);
+                }
+                // As real servers do: a closed document's diagnostics are cleared.
+                self.publish(uri, None, Vec::new());
+                self.publish_all();
+            }
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => self.publish_all(),
+            _ => {}
+        }
+    }
+
+    fn send_request(&self, id: &str, method: &str, params: Value) {
+        self.out.send(Request::new(
+            RequestId::from(id.to_owned()),
+            method.to_owned(),
+            params,
+        ));
+    }
+
+    fn progress_begin(&self) {
+        let value = json!({"kind": "begin", "title": "fake indexing", "cancellable": false});
+        self.out.send(Notification::new(
+            "$/progress".to_owned(),
+            json!({"token": "fake", "value": value}),
+        ));
+    }
+
+    /// Publishes every open document: anything may have changed what they depend on.
+    fn publish_all(&self) {
+        if self.opts.pull || self.opts.modes.silent {
+            return;
+        }
+        let defs = self.defined_names();
+        for doc in self.docs.values() {
+            let modes = &self.opts.modes;
+            let version = if modes.no_version {
+                None
+            } else if modes.stale_version && doc.changed {
+                Some(doc.version - 1)
+            } else {
+                Some(doc.version)
+            };
+            self.publish(&doc.uri, version, diagnostics(&doc.text, &defs));
+        }
+    }
+
+    fn publish(&self, uri: &str, version: Option<i64>, diagnostics: Vec<Value>) {
+        if self.opts.pull || self.opts.modes.silent {
+            return;
+        }
+        let mut params = json!({"uri": uri, "diagnostics": diagnostics});
+        if let Some(version) = version {
+            params["version"] = json!(version);
+        }
+        let msg = Message::from(Notification::new(
+            "textDocument/publishDiagnostics".to_owned(),
+            params,
+        ));
+        match (&self.delayed, self.opts.modes.slow_publish) {
+            (Some(delayed), Some(delay)) => {
+                let _ = delayed.send((Instant::now() + delay, msg));
+            }
+            _ => self.out.send(msg),
+        }
+    }
+
+    /// Every name a `def` line introduces: open documents as they are in memory, the
+    /// other `.fake` files under the root as they are on disk now.
+    fn defined_names(&self) -> HashSet<String> {
+        let mut texts: Vec<String> = self.docs.values().map(|doc| doc.text.clone()).collect();
+        if let Some(root) = &self.root {
+            let mut files = Vec::new();
+            fake_files(root, &mut files);
+            texts.extend(
+                files
+                    .into_iter()
+                    .filter(|path| !self.docs.contains_key(path))
+                    .filter_map(|path| fs::read_to_string(path).ok()),
+            );
+        }
+        texts
+            .iter()
+            .flat_map(|text| text.lines())
+            .filter_map(|line| keyword_arg(line, "def"))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+fn fake_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() && !name.to_string_lossy().starts_with('.') && name != "target" {
+            fake_files(&path, files);
+        } else if kind.is_file() && path.extension().is_some_and(|ext| ext == "fake") {
+            files.push(path);
+        }
+    }
+}
+
+/// `NAME` of a line `KEYWORD NAME`.
+fn keyword_arg<'a>(line: &'a str, keyword: &str) -> Option<&'a str> {
+    let name = line.trim().strip_prefix(keyword)?.strip_prefix(' ')?.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+fn diagnostics(text: &str, defs: &HashSet<String>) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let end: usize = line.chars().map(char::len_utf16).sum();
+        let range =
+            json!({"start": {"line": i, "character": 0}, "end": {"line": i, "character": end}});
+        let mut add = |severity: u8, code: &str, message: String| {
+            out.push(json!({"range": range, "severity": severity, "code": code, "source": "fake", "message": message}));
+        };
+        for (word, severity, code, default) in
+            [("ERROR", 1, "E1", "error"), ("WARN", 2, "W1", "warning")]
+        {
+            if let Some(at) = line.find(word) {
+                let rest = line[at + word.len()..].trim();
+                add(
+                    severity,
+                    code,
+                    if rest.is_empty() {
+                        default.to_owned()
+                    } else {
+                        rest.to_owned()
+                    },
+                );
+            }
+        }
+        if let Some(name) = keyword_arg(line, "use").filter(|name| !defs.contains(*name)) {
+            add(1, "E2", format!("unknown name {name}"));
+        }
+    }
+    out
+}
+
+fn path_of(uri: &str) -> Option<PathBuf> {
+    Url::parse(uri).ok()?.to_file_path().ok()
+}
+
+fn root_of(params: &Value) -> Option<PathBuf> {
+    let uri = params["workspaceFolders"][0]["uri"]
+        .as_str()
+        .or(params["rootUri"].as_str());
+    match uri {
+        Some(uri) => path_of(uri),
+        None => params["rootPath"].as_str().map(PathBuf::from),
+    }
+    .or_else(|| env::current_dir().ok())
+}

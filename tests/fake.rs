@@ -1,0 +1,1017 @@
+//! End-to-end tests with the fake server: lspgate's whole pipeline (edit, notify,
+//! waits, diff, report, exit status) against a server whose diagnostics are known in
+//! advance and whose faults are scripted. `server` first checks the fake server itself,
+//! so that an end-to-end failure points at lspgate, not at its test double.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::Test;
+
+/// Small waits for the fault tests, so each ends within seconds.
+const FAST: [&str; 6] = [
+    "--timeout",
+    "1s",
+    "--cross-file-timeout",
+    "1s",
+    "--startup-timeout",
+    "3s",
+];
+
+/// The sum of `FAST`'s waits plus a margin for starting and stopping: no fault may cost
+/// more.
+const FAST_BOUND: Duration = Duration::from_secs(1 + 1 + 3 + 2);
+
+/// The diagnostics of a JSON report's file `path`.
+fn json_file<'a>(report: &'a Value, path: &str) -> &'a Value {
+    report["files"]
+        .as_array()
+        .and_then(|files| files.iter().find(|file| file["path"] == path))
+        .unwrap_or_else(|| panic!("no file {path} in {report:#}"))
+}
+
+mod server {
+    //! The fake server on its own, spoken to directly.
+
+    use std::{fs, time::Duration};
+
+    use lsp_server::Message;
+    use serde_json::{Value, json};
+    use tempfile::TempDir;
+
+    use crate::support::lsp_client::{Frame, LspProcess};
+
+    fn uri(dir: &TempDir, name: &str) -> String {
+        lsp_types::Url::from_file_path(dir.path().join(name))
+            .expect("absolute path")
+            .to_string()
+    }
+
+    /// A started and initialised fake server rooted at `dir`; returns the initialize result.
+    fn start(dir: &TempDir, args: &[&str]) -> (LspProcess, Value) {
+        let mut server = LspProcess::fake(args, dir.path());
+        let root = lsp_types::Url::from_directory_path(dir.path()).expect("absolute path");
+        let init = server.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root, "capabilities": {}}),
+        );
+        server.notify("initialized", json!({}));
+        (server, init)
+    }
+
+    fn open(server: &mut LspProcess, uri: &str, version: i32, text: &str) {
+        let doc = json!({"uri": uri, "languageId": "fake", "version": version, "text": text});
+        server.notify("textDocument/didOpen", json!({"textDocument": doc}));
+    }
+
+    fn change(server: &mut LspProcess, uri: &str, version: i32, text: &str) {
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    fn messages(diagnostics: &Value) -> Vec<&str> {
+        diagnostics
+            .as_array()
+            .expect("an array")
+            .iter()
+            .filter_map(|d| d["message"].as_str())
+            .collect()
+    }
+
+    #[test]
+    fn publishes_errors_and_warnings_with_the_version() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, init) = start(&dir, &[]);
+        assert_eq!(
+            init["capabilities"]["textDocumentSync"]["change"], 1,
+            "{init}"
+        );
+        assert!(
+            init["capabilities"]["diagnosticProvider"].is_null(),
+            "{init}"
+        );
+        let a = uri(&dir, "a.fake");
+        open(
+            &mut server,
+            &a,
+            7,
+            "fine\nx ERROR  boom \r\n  WARN\néé ERROR\n",
+        );
+        let publish = server.expect_publish(&a);
+        assert_eq!(publish["version"], 7);
+        assert_eq!(
+            publish["diagnostics"],
+            json!([
+                {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 14}},
+                 "severity": 1, "code": "E1", "source": "fake", "message": "boom"},
+                {"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 6}},
+                 "severity": 2, "code": "W1", "source": "fake", "message": "warning"},
+                {"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 8}},
+                 "severity": 1, "code": "E1", "source": "fake", "message": "error"},
+            ])
+        );
+        change(&mut server, &a, 8, "fine\n");
+        let publish = server.expect_publish(&a);
+        assert_eq!(
+            (publish["version"].clone(), publish["diagnostics"].clone()),
+            (json!(8), json!([]))
+        );
+    }
+
+    #[test]
+    fn cross_file_names_follow_open_documents_and_disk_and_only_open_ones_publish() {
+        let dir = TempDir::new().expect("temp dir");
+        fs::write(dir.path().join("a.fake"), "def greet\n").expect("write");
+        fs::write(dir.path().join("b.fake"), "use greet\nuse nobody\n").expect("write");
+        fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        fs::write(dir.path().join("sub/c.fake"), "def other\n").expect("write");
+        let (mut server, _) = start(&dir, &[]);
+        let (a, b) = (uri(&dir, "a.fake"), uri(&dir, "b.fake"));
+
+        open(&mut server, &b, 1, "use greet\nuse other\nuse nobody\n");
+        assert_eq!(
+            messages(&server.expect_publish(&b)["diagnostics"]),
+            ["unknown name nobody"]
+        );
+
+        // The in-memory text of a wins over its disk content, and b is republished.
+        open(&mut server, &a, 1, "def greet\n");
+        assert_eq!(
+            messages(&server.expect_publish(&b)["diagnostics"]),
+            ["unknown name nobody"]
+        );
+        change(&mut server, &a, 2, "def hello\n");
+        let publish = server.expect_publish(&b);
+        assert_eq!(publish["version"], 1, "b itself did not change");
+        assert_eq!(
+            messages(&publish["diagnostics"]),
+            ["unknown name greet", "unknown name nobody"]
+        );
+
+        // Closing a drops its in-memory text: the disk, which still defines greet, counts.
+        server.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
+        assert_eq!(server.expect_publish(&a)["diagnostics"], json!([]));
+        assert_eq!(
+            messages(&server.expect_publish(&b)["diagnostics"]),
+            ["unknown name nobody"]
+        );
+
+        // Nothing was ever published for the files nobody opened.
+        server.request("shutdown", json!(null));
+        while let Some(frame) = server.next(Duration::ZERO) {
+            if let Frame::Message(Message::Notification(not)) = &frame {
+                assert!(not.params["uri"] == a || not.params["uri"] == b, "{not:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pull_mode_answers_for_any_file_and_never_publishes() {
+        let dir = TempDir::new().expect("temp dir");
+        fs::write(dir.path().join("b.fake"), "use greet\n").expect("write");
+        let (mut server, init) = start(&dir, &["--pull"]);
+        assert_eq!(
+            init["capabilities"]["diagnosticProvider"]["interFileDependencies"], true,
+            "{init}"
+        );
+        let (a, b) = (uri(&dir, "a.fake"), uri(&dir, "b.fake"));
+        open(&mut server, &a, 1, "ERROR a\ndef greet\n");
+        let report = server.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": a}}),
+        );
+        assert_eq!(
+            (report["kind"].as_str(), messages(&report["items"])),
+            (Some("full"), vec!["a"])
+        );
+        // b is not open: read from disk, with a's definition taken from memory.
+        let report = server.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": b}}),
+        );
+        assert_eq!(report["items"], json!([]));
+        change(&mut server, &a, 2, "");
+        let id = server.send_request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": b}}),
+        );
+        // Messages come in order, so a publish for the change would come before the answer.
+        match server.expect(|frame| !matches!(frame, Frame::Junk(_))) {
+            Frame::Message(Message::Response(resp)) => {
+                assert_eq!(resp.id, id);
+                let items = resp.response_result.expect("a result")["items"].clone();
+                assert_eq!(messages(&items), ["unknown name greet"]);
+            }
+            other => panic!("expected the answer, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn stale_version_and_no_version() {
+        let dir = TempDir::new().expect("temp dir");
+        let a = uri(&dir, "a.fake");
+        let (mut stale, _) = start(&dir, &["--mode", "stale-version"]);
+        open(&mut stale, &a, 1, "");
+        assert_eq!(
+            stale.expect_publish(&a)["version"],
+            1,
+            "an open is published with its version"
+        );
+        change(&mut stale, &a, 2, "ERROR x\n");
+        let publish = stale.expect_publish(&a);
+        assert_eq!(
+            (
+                publish["version"].clone(),
+                messages(&publish["diagnostics"])
+            ),
+            (json!(1), vec!["x"])
+        );
+
+        let (mut unversioned, _) = start(&dir, &["--mode=no-version"]);
+        open(&mut unversioned, &a, 1, "ERROR y\n");
+        let publish = unversioned.expect_publish(&a);
+        assert!(publish.get("version").is_none(), "{publish}");
+        assert_eq!(messages(&publish["diagnostics"]), ["y"]);
+    }
+
+    #[test]
+    fn garbage_mode_writes_junk_after_initialize_then_works() {
+        let dir = TempDir::new().expect("temp dir");
+        let mut server = LspProcess::fake(&["--mode", "garbage"], dir.path());
+        let id = server.send_request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        );
+        match server.next(Duration::from_secs(10)) {
+            Some(Frame::Message(Message::Response(resp))) => assert_eq!(resp.id, id),
+            other => panic!("expected the initialize answer, got {other:?}"),
+        }
+        for junk in ["garbage!", "{invalid}"] {
+            match server.next(Duration::from_secs(10)) {
+                Some(Frame::Junk(text)) => assert_eq!(text, junk),
+                other => panic!("expected junk {junk:?}, got {other:?}"),
+            }
+        }
+        server.notify("initialized", json!({}));
+        let a = uri(&dir, "a.fake");
+        open(&mut server, &a, 1, "ERROR z\n");
+        assert_eq!(messages(&server.expect_publish(&a)["diagnostics"]), ["z"]);
+    }
+
+    #[test]
+    fn server_requests_and_the_log() {
+        let dir = TempDir::new().expect("temp dir");
+        let log = dir.path().join("log.jsonl");
+        let log_arg = log.display().to_string();
+        let (mut server, _) = start(&dir, &["--mode", "server-request", "--log", &log_arg]);
+        let mut answered = Vec::new();
+        while answered.len() < 2 {
+            let Frame::Message(Message::Request(req)) =
+                server.expect(|f| matches!(f, Frame::Message(Message::Request(_))))
+            else {
+                unreachable!()
+            };
+            if req.method == "workspace/configuration" {
+                assert_eq!(
+                    req.params["items"].as_array().map(Vec::len),
+                    Some(2),
+                    "{req:?}"
+                );
+                server.send(lsp_server::Response::new_ok(req.id, json!([null, {"k": 1}])).into());
+            } else {
+                assert_eq!(req.method, "fake/unknown");
+                server.send(
+                    lsp_server::Response::new_err(req.id, -32601, "unknown".to_owned()).into(),
+                );
+            }
+            answered.push(req.method);
+        }
+        // Handled in order: once shutdown is answered, both answers are logged.
+        assert_eq!(server.request("shutdown", json!(null)), Value::Null);
+        server.notify("exit", json!(null));
+        assert_eq!(
+            server.wait().code(),
+            Some(0),
+            "exit after shutdown is a clean exit"
+        );
+        let events: Vec<Value> = fs::read_to_string(&log)
+            .expect("the log")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect();
+        let methods: Vec<&str> = events
+            .iter()
+            .filter(|e| e["event"] == "recv")
+            .filter_map(|e| e["method"].as_str())
+            .collect();
+        assert_eq!(methods, ["initialize", "initialized", "shutdown", "exit"]);
+        let response = |id: &str| {
+            events
+                .iter()
+                .find(|e| e["event"] == "response" && e["id"] == id)
+                .cloned()
+        };
+        assert_eq!(
+            response("fake-unknown").expect("logged")["error"]["code"],
+            -32601
+        );
+        assert_eq!(
+            response("fake-configuration").expect("logged")["result"],
+            json!([null, {"k": 1}])
+        );
+    }
+
+    #[test]
+    fn progress_begins_once_the_token_is_accepted_and_never_ends() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, _) = start(&dir, &["--mode", "progress-never-ends"]);
+        let Frame::Message(Message::Request(create)) =
+            server.expect(|f| matches!(f, Frame::Message(Message::Request(_))))
+        else {
+            unreachable!()
+        };
+        assert_eq!(create.method, "window/workDoneProgress/create");
+        server.send(lsp_server::Response::new_ok(create.id, json!(null)).into());
+        let progress = server.expect(
+            |f| matches!(f, Frame::Message(Message::Notification(n)) if n.method == "$/progress"),
+        );
+        let Frame::Message(Message::Notification(progress)) = progress else {
+            unreachable!()
+        };
+        assert_eq!(progress.params["value"]["kind"], "begin");
+        // Once shutdown is answered, everything before it has been written: no end.
+        server.request("shutdown", json!(null));
+        while let Some(frame) = server.next(Duration::ZERO) {
+            assert!(
+                !matches!(&frame, Frame::Message(Message::Notification(n)) if n.method == "$/progress"),
+                "{frame:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn slow_publish_still_answers_requests_first() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, _) = start(&dir, &["--mode", "slow-publish=1500"]);
+        let a = uri(&dir, "a.fake");
+        open(&mut server, &a, 1, "ERROR late\n");
+        let id = server.send_request("shutdown", json!(null));
+        match server.next(Duration::from_secs(10)) {
+            Some(Frame::Message(Message::Response(resp))) => assert_eq!(resp.id, id),
+            other => panic!("expected the shutdown answer before the publish, got {other:?}"),
+        }
+        assert_eq!(
+            messages(&server.expect_publish(&a)["diagnostics"]),
+            ["late"]
+        );
+    }
+
+    #[test]
+    fn crashes_and_exits() {
+        let dir = TempDir::new().expect("temp dir");
+        let mut server = LspProcess::fake(&["--mode", "exit-immediately"], dir.path());
+        assert_eq!(server.wait().code(), Some(0));
+
+        let mut server = LspProcess::fake(&["--mode", "crash-initialize"], dir.path());
+        server.send_request("initialize", json!({"capabilities": {}}));
+        assert_eq!(server.wait().code(), Some(1));
+
+        let (mut server, _) = start(&dir, &["--mode", "crash-on-change"]);
+        let a = uri(&dir, "a.fake");
+        open(&mut server, &a, 1, "");
+        change(&mut server, &a, 2, "x");
+        assert_eq!(server.wait().code(), Some(1));
+
+        let (mut server, _) = start(&dir, &["--mode", "crash-shutdown"]);
+        server.send_request("shutdown", json!(null));
+        assert_eq!(server.wait().code(), Some(1));
+
+        // Without shutdown first, exit is an error exit (LSP: code 1).
+        let (mut server, _) = start(&dir, &[]);
+        server.notify("exit", json!(null));
+        assert_eq!(server.wait().code(), Some(1));
+    }
+
+    #[test]
+    fn unknown_mode_is_refused() {
+        let dir = TempDir::new().expect("temp dir");
+        let mut server = LspProcess::fake(&["--mode", "no-such-mode"], dir.path());
+        assert_eq!(server.wait().code(), Some(2));
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Through the CLI.
+
+#[test]
+fn error_in_the_edited_file_is_reported_at_its_line() {
+    let out = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server(&[])
+        .args(["write", "a.fake", "--content", "one\nx ERROR boom\n"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec!["Error: a.fake:2:1 [fake][E1] boom"]),
+        "{out}"
+    );
+    assert_eq!(out.block("project_diagnostics"), None, "{out}");
+    let summary = out.summary();
+    assert_eq!(
+        summary.first(),
+        Some(&"Current file: 1 errors, 0 warnings"),
+        "{out}"
+    );
+    assert!(
+        summary
+            .iter()
+            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+        "{out}"
+    );
+    assert_eq!(out.file("a.fake"), "one\nx ERROR boom\n");
+    // The server was told as an editor would tell it, and stopped in order.
+    let methods = out.fake_methods();
+    for method in [
+        "initialize",
+        "initialized",
+        "textDocument/didOpen",
+        "textDocument/didSave",
+        "shutdown",
+        "exit",
+    ] {
+        assert!(
+            methods.iter().any(|m| m == method),
+            "{method} never sent: {methods:?}\n{out}"
+        );
+    }
+    out.assert_no_orphans();
+}
+
+#[test]
+fn an_existing_file_is_changed_with_a_new_version() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&[])
+        .args(["edit", "a.fake", "--old", "one", "--new", "ERROR two"])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] two");
+    assert_eq!(out.file("a.fake"), "ERROR two\n");
+    // The snapshot before needs the old text open first; the change must then raise the version.
+    let log = out.fake_log();
+    let versions: Vec<i64> = log
+        .iter()
+        .filter(|e| {
+            e["method"] == "textDocument/didOpen" || e["method"] == "textDocument/didChange"
+        })
+        .filter(|e| {
+            e["uri"]
+                .as_str()
+                .is_some_and(|uri| uri.ends_with("/a.fake"))
+        })
+        .filter_map(|e| e["version"].as_i64())
+        .collect();
+    assert!(
+        versions.len() >= 2 && versions.windows(2).all(|w| w[0] < w[1]),
+        "versions {versions:?}\n{out}"
+    );
+}
+
+#[test]
+fn clean_edit_exits_0_and_prints_only_the_summary() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&[])
+        .args(["write", "a.fake", "--content", "one\ntwo\n"])
+        .run();
+    out.assert_code(0);
+    assert!(out.stdout.starts_with("<diagnostic_summary>\n"), "{out}");
+    assert_eq!(
+        out.stdout.matches('<').count(),
+        2,
+        "only the summary block\n{out}"
+    );
+    let summary = out.summary();
+    assert_eq!(
+        summary.first(),
+        Some(&"Current file: 0 errors, 0 warnings"),
+        "{out}"
+    );
+    assert!(
+        summary
+            .iter()
+            .any(|l| l.starts_with("New: 0 errors, 0 warnings")),
+        "{out}"
+    );
+    assert_eq!(
+        out.notes(),
+        Vec::<&str>::new(),
+        "a complete check has no note\n{out}"
+    );
+    out.assert_no_orphans();
+}
+
+#[test]
+fn write_reads_stdin_and_creates_the_file() {
+    let out = Test::new()
+        .fake_server(&[])
+        .args(["write", "new/c.fake"])
+        .stdin("fine\nWARN careful\n")
+        .run();
+    out.assert_code(0)
+        .stdout_contains("Warn: new/c.fake:2:1 [fake][W1] careful");
+    assert_eq!(out.file("new/c.fake"), "fine\nWARN careful\n");
+}
+
+#[test]
+fn fail_on_warning_makes_a_new_warning_fail() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&[])
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "WARN w\n",
+            "--fail-on",
+            "warning",
+        ])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Warn: a.fake:1:1 [fake][W1] w");
+}
+
+#[test]
+fn shifted_existing_error_is_not_new() {
+    let test = Test::new()
+        .file("a.fake", "x\nERROR old\n")
+        .fake_server(&[]);
+    let out = test
+        .args(["write", "a.fake", "--content", "added\nx\nERROR old\n"])
+        .run();
+    out.assert_code(0).stdout_lacks("<file_diagnostics>");
+    assert!(
+        out.summary().iter().any(|l| l.starts_with("New: 0 errors")),
+        "{out}"
+    );
+
+    // With --all it is listed, at its new line, and still does not fail the run.
+    let out = out
+        .again()
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "more\nadded\nx\nERROR old\n",
+            "--all",
+        ])
+        .run();
+    out.assert_code(0);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec!["Error: a.fake:4:1 [fake][E1] old"]),
+        "{out}"
+    );
+}
+
+#[test]
+fn fixed_error_is_counted() {
+    let out = Test::new()
+        .file("a.fake", "ERROR old\n")
+        .fake_server(&[])
+        .args(["write", "a.fake", "--content", "fine\n"])
+        .run();
+    out.assert_code(0);
+    assert!(
+        out.summary()
+            .iter()
+            .any(|l| l.starts_with("New: 0 errors") && l.contains("fixed 1")),
+        "{out}"
+    );
+}
+
+/// a defines `greet`, b uses it; nothing but lspgate ever opens b.
+fn greet_workspace(server_args: &[&str]) -> Test {
+    Test::new()
+        .file("a.fake", "def greet\n")
+        .file("b.fake", "use greet\n")
+        .fake_server(server_args)
+}
+
+#[test]
+fn breaking_a_dependent_is_reported_in_project_diagnostics() {
+    let out = greet_workspace(&[])
+        .args(["edit", "a.fake", "--old", "greet", "--new", "hello"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        None,
+        "a itself is clean\n{out}"
+    );
+    assert_eq!(
+        out.block("project_diagnostics"),
+        Some(vec!["Error: b.fake:1:1 [fake][E2] unknown name greet"]),
+        "{out}"
+    );
+    let summary = out.summary();
+    assert!(summary.contains(&"Project: 1 errors, 0 warnings"), "{out}");
+    assert!(
+        summary
+            .iter()
+            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+        "{out}"
+    );
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    out.assert_no_orphans();
+}
+
+#[test]
+fn breaking_a_dependent_with_a_pull_server() {
+    let out = greet_workspace(&["--pull"])
+        .args(["edit", "a.fake", "--old", "greet", "--new", "hello"])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: b.fake:1:1 [fake][E2] unknown name greet");
+    assert!(
+        out.fake_methods()
+            .iter()
+            .any(|m| m == "textDocument/diagnostic"),
+        "{out}"
+    );
+    out.assert_no_orphans();
+}
+
+#[test]
+fn json_report_marks_the_dependent() {
+    let out = greet_workspace(&[])
+        .args([
+            "edit", "a.fake", "--old", "greet", "--new", "hello", "--format", "json",
+        ])
+        .run();
+    out.assert_code(1);
+    let report = out.json();
+    assert_eq!(report["schema"], 1, "{report:#}");
+    assert_eq!(report["exit_code"], 1, "{report:#}");
+    assert_eq!(report["dry_run"], false, "{report:#}");
+    assert_eq!(report["timed_out"], false, "{report:#}");
+    assert_eq!(
+        report["workspace"].as_str().map(std::path::Path::new),
+        Some(out.workspace()),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["applied"],
+        serde_json::json!([{"path": "a.fake", "action": "modified"}]),
+        "{report:#}"
+    );
+    assert_eq!(json_file(&report, "a.fake")["role"], "edited", "{report:#}");
+    let b = json_file(&report, "b.fake");
+    assert_eq!(b["role"], "dependent", "{report:#}");
+    assert!(
+        b["uri"]
+            .as_str()
+            .is_some_and(|uri| uri.starts_with("file:///") && uri.ends_with("/b.fake")),
+        "{b:#}"
+    );
+    assert_eq!(
+        b["diagnostics"],
+        serde_json::json!([{
+            "severity": "Error", "message": "unknown name greet", "source": "fake", "code": "E2", "new": true,
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 9}},
+        }]),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["summary"]["new"],
+        serde_json::json!({"errors": 1, "warnings": 0}),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["summary"]["project"],
+        serde_json::json!({"errors": 1, "warnings": 0}),
+        "{report:#}"
+    );
+    assert_eq!(report["servers"][0]["name"], "fake", "{report:#}");
+    assert_eq!(report["servers"][0]["status"], "ok", "{report:#}");
+}
+
+#[test]
+fn patch_reports_every_edited_file() {
+    let patch = "\
+--- a/a.fake
++++ b/a.fake
+@@ -1 +1 @@
+-one
++ERROR in a
+--- a/b.fake
++++ b/b.fake
+@@ -1 +1 @@
+-two
++ERROR in b
+";
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .file("b.fake", "two\n")
+        .fake_server(&[])
+        .args(["patch", "-"])
+        .stdin(patch)
+        .run();
+    out.assert_code(1);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec![
+            "Error: a.fake:1:1 [fake][E1] in a",
+            "Error: b.fake:1:1 [fake][E1] in b"
+        ]),
+        "{out}"
+    );
+    assert_eq!(
+        (out.file("a.fake"), out.file("b.fake")),
+        ("ERROR in a\n".into(), "ERROR in b\n".into())
+    );
+}
+
+#[test]
+fn dry_run_leaves_the_disk_byte_identical() {
+    let test = greet_workspace(&[]).file("c.fake", "crlf\r\nline\r\n");
+    let before = test.snapshot();
+    let out = test
+        .args([
+            "edit",
+            "a.fake",
+            "--old",
+            "def greet",
+            "--new",
+            "ERROR gone",
+            "--dry-run",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.assert_code(1);
+    let report = out.json();
+    assert_eq!(report["dry_run"], true, "{report:#}");
+    // The servers saw the new text in memory: both the edit's error and the broken dependent.
+    let messages = |path| {
+        json_file(&report, path)["diagnostics"]
+            .as_array()
+            .map(|ds| ds.iter().map(|d| d["message"].clone()).collect::<Vec<_>>())
+    };
+    assert_eq!(messages("a.fake"), Some(vec!["gone".into()]), "{report:#}");
+    assert_eq!(
+        messages("b.fake"),
+        Some(vec!["unknown name greet".into()]),
+        "{report:#}"
+    );
+    assert_eq!(out.snapshot(), before, "{out}");
+
+    // A file the edit would create is not created either.
+    let out = out
+        .again()
+        .args(["write", "d.fake", "--content", "ERROR new\n", "--dry-run"])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: d.fake:1:1 [fake][E1] new");
+    assert_eq!(out.snapshot(), before, "{out}");
+    out.assert_no_orphans();
+}
+
+#[test]
+fn reject_leaves_the_disk_unchanged_when_the_edit_fails() {
+    let test = greet_workspace(&[]);
+    let before = test.snapshot();
+    let out = test
+        .args([
+            "edit", "a.fake", "--old", "greet", "--new", "hello", "--reject",
+        ])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: b.fake:1:1 [fake][E2] unknown name greet");
+    assert_eq!(out.snapshot(), before, "{out}");
+
+    // A clean edit is applied.
+    let out = out
+        .again()
+        .args([
+            "write",
+            "b.fake",
+            "--content",
+            "use greet\nfine\n",
+            "--reject",
+        ])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.file("b.fake"), "use greet\nfine\n");
+    out.assert_no_orphans();
+}
+
+// ---------------------------------------------------------------------------------
+// Faults: each costs at most the timeouts, leaves the edit applied, says what was not
+// checked, and leaves no server behind.
+
+const CLEAN: &str = "one\ntwo\n";
+const BROKEN: &str = "one\nERROR boom\n";
+
+/// Edits an existing a.fake (so the server sees an open, then a change) under `mode`.
+fn fault_run(mode: &str, content: &str) -> crate::support::Output {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", mode])
+        .args(["write", "a.fake", "--content", content])
+        .args(FAST)
+        .run();
+    out.assert_elapsed_below(FAST_BOUND);
+    assert_eq!(out.file("a.fake"), content, "the edit stays applied\n{out}");
+    out.assert_no_orphans();
+    out
+}
+
+/// A fault that leaves the edit unchecked: exit 3 and a note naming what was not checked.
+fn assert_unchecked(mode: &str) -> crate::support::Output {
+    let out = fault_run(mode, CLEAN);
+    out.assert_code(3);
+    let notes = out.notes();
+    assert!(
+        !notes.is_empty() && notes.iter().any(|n| n.contains("fake")),
+        "no note naming the server or file\n{out}"
+    );
+    out
+}
+
+fn assert_timeout_note(out: &crate::support::Output) {
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.to_lowercase().contains("time")),
+        "no note about a timeout\n{out}"
+    );
+}
+
+/// A fault that does not stop the check: the right diagnostics and exit status.
+fn assert_checked(mode: &str) -> crate::support::Output {
+    let out = fault_run(mode, BROKEN);
+    out.assert_code(1);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec!["Error: a.fake:2:1 [fake][E1] boom"]),
+        "{out}"
+    );
+    out
+}
+
+#[test]
+fn fault_hang_initialize() {
+    assert_unchecked("hang-initialize");
+}
+
+#[test]
+fn fault_crash_initialize() {
+    assert_unchecked("crash-initialize");
+}
+
+#[test]
+fn fault_exit_immediately() {
+    assert_unchecked("exit-immediately");
+}
+
+/// A server that dies on the change either stays dead (the check is incomplete: exit 3,
+/// and no diagnostic can have been seen) or, if lspgate restarts it, is checked in full
+/// by the new one, which only sees an open.
+#[test]
+fn fault_crash_on_change() {
+    for (content, found) in [
+        (CLEAN, None),
+        (BROKEN, Some("Error: a.fake:2:1 [fake][E1] boom")),
+    ] {
+        let out = fault_run("crash-on-change", content);
+        if out.fake_pids().len() == 1 {
+            out.assert_code(3).stdout_lacks("boom");
+            assert!(
+                out.notes().iter().any(|n| n.contains("fake")),
+                "no note naming the server or file\n{out}"
+            );
+        } else {
+            match found {
+                Some(line) => out.assert_code(1).stdout_contains(line),
+                None => out.assert_code(0),
+            };
+        }
+    }
+}
+
+#[test]
+fn fault_stale_version() {
+    let out = assert_unchecked("stale-version");
+    assert_timeout_note(&out);
+}
+
+#[test]
+fn fault_progress_never_ends() {
+    let out = assert_unchecked("progress-never-ends");
+    assert_timeout_note(&out);
+}
+
+#[test]
+fn fault_silent() {
+    assert_unchecked("silent");
+}
+
+#[test]
+fn fault_slow_publish_beyond_the_timeouts() {
+    assert_unchecked("slow-publish=8000");
+}
+
+#[test]
+fn fault_stale_version_in_json() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "stale-version"])
+        .args(["write", "a.fake", "--content", CLEAN, "--format", "json"])
+        .args(FAST)
+        .run();
+    out.assert_code(3).assert_elapsed_below(FAST_BOUND);
+    let report = out.json();
+    assert_eq!(
+        (report["exit_code"].clone(), report["timed_out"].clone()),
+        (3.into(), true.into()),
+        "{report:#}"
+    );
+    assert_eq!(report["servers"][0]["status"], "timeout", "{report:#}");
+}
+
+#[test]
+fn fault_hang_shutdown() {
+    assert_checked("hang-shutdown");
+}
+
+#[test]
+fn fault_crash_shutdown() {
+    assert_checked("crash-shutdown");
+}
+
+#[test]
+fn fault_garbage_still_gets_the_diagnostics() {
+    assert_checked("garbage");
+}
+
+#[test]
+fn fault_flood_stderr_still_gets_the_diagnostics() {
+    assert_checked("flood-stderr");
+}
+
+#[test]
+fn fault_no_version_still_gets_the_diagnostics() {
+    assert_checked("no-version");
+}
+
+#[test]
+fn slow_publish_within_the_timeouts_is_waited_for() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "slow-publish=400"])
+        .args(["write", "a.fake", "--content", BROKEN])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: a.fake:2:1 [fake][E1] boom");
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    out.assert_no_orphans();
+}
+
+#[test]
+fn server_requests_are_answered() {
+    let out = assert_checked("server-request");
+    let log = out.fake_log();
+    let response = |id: &str| {
+        log.iter()
+            .find(|e| e["event"] == "response" && e["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("lspgate never answered {id}\n{out}"))
+    };
+    assert_eq!(response("fake-unknown")["error"]["code"], -32601, "{out}");
+    let config = response("fake-configuration");
+    assert_eq!(
+        config["result"].as_array().map(Vec::len),
+        Some(2),
+        "{config}\n{out}"
+    );
+}
+
+#[test]
+fn missing_server_is_an_incomplete_check() {
+    let config = "[server.fake]\ncommand = \"/nonexistent/fake-lsp\"\nextensions = [\"fake\"]\n";
+    let out = Test::new()
+        .file(".lspgate.toml", config)
+        .file("a.fake", "one\n")
+        .trust_project()
+        .args(["write", "a.fake", "--content", CLEAN])
+        .args(FAST)
+        .run();
+    out.assert_code(3).assert_elapsed_below(FAST_BOUND);
+    assert!(out.notes().iter().any(|n| n.contains("fake")), "{out}");
+    assert_eq!(out.file("a.fake"), CLEAN);
+}
