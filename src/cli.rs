@@ -121,6 +121,9 @@ pub struct ReportArgs {
     /// Cap per block; the rest is counted in a `... and N more` line [default: 20]
     #[arg(long, value_name = "N", env = "LSPGATE_MAX_ENTRIES")]
     pub max_entries: Option<usize>,
+    /// Show no progress line on stderr while waiting.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]
     #[arg(long, value_enum, env = "LSPGATE_COLOR")]
     pub color: Option<ColorChoice>,

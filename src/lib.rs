@@ -196,7 +196,12 @@ fn report_run(
         options: options.clone(),
     };
     let mut pool = lsp::Pool::new();
+    if let Some(mut line) = report::progress::StatusLine::for_stderr(args.quiet) {
+        pool.observer = Some(Box::new(move |servers| line.update(servers)));
+    }
     let result = pipeline::run(&mut pool, &ctx, job);
+    // Dropping the observer clears the status line before the report prints.
+    pool.observer = None;
     pool.shutdown_all(SHUTDOWN_GRACE);
     let report = result?;
     let render = report::RenderOptions {

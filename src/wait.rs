@@ -188,11 +188,11 @@ fn explain(
                 reason: "never finished initialize".into(),
             });
         } else if !s.settled(now) {
-            let reason = if let Some(title) = s.progress.values().next() {
-                let title = if title.is_empty() {
+            let reason = if let Some(p) = s.progress.values().next() {
+                let title = if p.title.is_empty() {
                     "work"
                 } else {
-                    title.as_str()
+                    p.title.as_str()
                 };
                 format!("still busy ({title} in progress)")
             } else if s.quiescent == Some(false) {

@@ -90,6 +90,14 @@ impl FileDiagnostics {
     }
 }
 
+/// One work-done progress under way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub title: String,
+    pub message: Option<String>,
+    pub percentage: Option<u32>,
+}
+
 /// What a request we sent was for, so its answer lands in the right place.
 #[derive(Debug, Clone)]
 enum Pending {
@@ -119,8 +127,8 @@ pub struct Server {
     registrations: HashMap<String, String>,
     pub docs: HashMap<PathBuf, Document>,
     pub diagnostics: HashMap<PathBuf, FileDiagnostics>,
-    /// Work-done progress tokens begun and not ended.
-    pub progress: HashMap<String, String>,
+    /// Work-done progress begun and not ended, by token.
+    pub progress: HashMap<String, Progress>,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     pub quiescent: Option<bool>,
     pub last_message: Instant,
@@ -226,6 +234,8 @@ pub struct Pool {
     rx: Receiver<(usize, Incoming)>,
     /// Counts every message sent and received: "after" means a higher clock.
     pub clock: u64,
+    /// Called after every pump, to show progress (the stderr status line).
+    pub observer: Option<Box<dyn FnMut(&[Server])>>,
 }
 
 impl Default for Pool {
@@ -242,6 +252,7 @@ impl Pool {
             tx,
             rx,
             clock: 0,
+            observer: None,
         }
     }
 
@@ -306,6 +317,14 @@ impl Pool {
     /// when the deadline passed with nothing to handle.
     pub fn pump(&mut self, until: Instant) -> bool {
         let timeout = until.saturating_duration_since(Instant::now());
+        let handled = self.pump_inner(timeout);
+        if let Some(observe) = &mut self.observer {
+            observe(&self.servers);
+        }
+        handled
+    }
+
+    fn pump_inner(&mut self, timeout: Duration) -> bool {
         match self.rx.recv_timeout(timeout) {
             Ok((index, incoming)) => {
                 self.handle(index, incoming);
@@ -633,13 +652,37 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
                 .unwrap_or("");
             match kind {
                 "begin" => {
-                    let title = n
-                        .params
-                        .pointer("/value/title")
-                        .and_then(|t| t.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    server.progress.insert(token, title);
+                    let text = |k: &str| {
+                        n.params
+                            .pointer(&format!("/value/{k}"))
+                            .and_then(|t| t.as_str())
+                            .map(str::to_string)
+                    };
+                    let progress = Progress {
+                        title: text("title").unwrap_or_default(),
+                        message: text("message"),
+                        percentage: n
+                            .params
+                            .pointer("/value/percentage")
+                            .and_then(|p| p.as_u64())
+                            .map(|p| p as u32),
+                    };
+                    server.progress.insert(token, progress);
+                }
+                "report" => {
+                    if let Some(p) = server.progress.get_mut(&token) {
+                        if let Some(m) = n.params.pointer("/value/message").and_then(|t| t.as_str())
+                        {
+                            p.message = Some(m.to_string());
+                        }
+                        if let Some(pc) = n
+                            .params
+                            .pointer("/value/percentage")
+                            .and_then(|p| p.as_u64())
+                        {
+                            p.percentage = Some(pc as u32);
+                        }
+                    }
                 }
                 "end" => {
                     server.progress.remove(&token);

@@ -113,6 +113,7 @@ impl Report {
 }
 
 pub mod json;
+pub mod progress;
 pub mod styles;
 pub mod text;
 

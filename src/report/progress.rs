@@ -1,0 +1,106 @@
+//! The one line of progress a person sees on stderr while a run waits longer than
+//! about a second ("pyright: indexing 40% (1.2s)"), from the servers' work-done
+//! progress. Only on a terminal; never on stdout, never with `--quiet`.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use crate::lsp::Server;
+
+/// Waits shorter than this show nothing.
+const SHOW_AFTER: Duration = Duration::from_millis(1000);
+
+pub struct StatusLine {
+    start: Instant,
+    shown: bool,
+    last: String,
+}
+
+impl StatusLine {
+    /// A status line if stderr is a terminal and the user did not ask for quiet.
+    pub fn for_stderr(quiet: bool) -> Option<StatusLine> {
+        (!quiet && std::io::stderr().is_terminal()).then(|| StatusLine {
+            start: Instant::now(),
+            shown: false,
+            last: String::new(),
+        })
+    }
+
+    /// Redraw from the servers' state, if the wait has been long enough.
+    pub fn update(&mut self, servers: &[Server]) {
+        let elapsed = self.start.elapsed();
+        if elapsed < SHOW_AFTER {
+            return;
+        }
+        let text = describe(servers, elapsed);
+        if text == self.last {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        // \r and clear-to-end-of-line: one line, rewritten in place.
+        let _ = write!(err, "\r\x1b[K{text}");
+        let _ = err.flush();
+        self.last = text;
+        self.shown = true;
+    }
+
+    /// Remove the line before anything else is printed.
+    pub fn clear(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+            self.shown = false;
+        }
+    }
+}
+
+impl Drop for StatusLine {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// "pyright: indexing 40% (1.2s)": the first server with progress under way, else
+/// the first one still running.
+pub fn describe(servers: &[Server], elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    let busy = servers.iter().filter(|s| !s.is_dead()).find_map(|s| {
+        s.progress.values().next().map(|p| {
+            let mut parts = vec![];
+            if !p.title.is_empty() {
+                parts.push(p.title.clone());
+            }
+            if let Some(m) = &p.message {
+                parts.push(m.clone());
+            }
+            if let Some(pc) = p.percentage {
+                parts.push(format!("{pc}%"));
+            }
+            if parts.is_empty() {
+                parts.push("working".into());
+            }
+            format!("{}: {}", s.name, parts.join(" "))
+        })
+    });
+    let text = busy.unwrap_or_else(|| {
+        let names: Vec<&str> = servers
+            .iter()
+            .filter(|s| !s.is_dead())
+            .map(|s| s.name.as_str())
+            .collect();
+        format!(
+            "{}: waiting for diagnostics",
+            if names.is_empty() {
+                "lspgate".to_string()
+            } else {
+                names.join(", ")
+            }
+        )
+    });
+    let mut text: String = text.chars().filter(|c| !c.is_control()).collect();
+    if text.chars().count() > 70 {
+        text = text.chars().take(69).collect::<String>() + "…";
+    }
+    format!("{text} ({secs:.1}s)")
+}
