@@ -24,6 +24,7 @@ const FAST: [&str; 6] = [
 const FAST_BOUND: Duration = Duration::from_secs(1 + 1 + 3 + 2);
 
 /// The diagnostics of a JSON report's file `path`.
+#[track_caller]
 fn json_file<'a>(report: &'a Value, path: &str) -> &'a Value {
     report["files"]
         .as_array()
@@ -818,6 +819,7 @@ const CLEAN: &str = "one\ntwo\n";
 const BROKEN: &str = "one\nERROR boom\n";
 
 /// Edits an existing a.fake (so the server sees an open, then a change) under `mode`.
+#[track_caller]
 fn fault_run(mode: &str, content: &str) -> crate::support::Output {
     let out = Test::new()
         .file("a.fake", "one\n")
@@ -832,6 +834,7 @@ fn fault_run(mode: &str, content: &str) -> crate::support::Output {
 }
 
 /// A fault that leaves the edit unchecked: exit 3 and a note naming what was not checked.
+#[track_caller]
 fn assert_unchecked(mode: &str) -> crate::support::Output {
     let out = fault_run(mode, CLEAN);
     out.assert_code(3);
@@ -843,6 +846,7 @@ fn assert_unchecked(mode: &str) -> crate::support::Output {
     out
 }
 
+#[track_caller]
 fn assert_timeout_note(out: &crate::support::Output) {
     assert!(
         out.notes()
@@ -853,6 +857,7 @@ fn assert_timeout_note(out: &crate::support::Output) {
 }
 
 /// A fault that does not stop the check: the right diagnostics and exit status.
+#[track_caller]
 fn assert_checked(mode: &str) -> crate::support::Output {
     let out = fault_run(mode, BROKEN);
     out.assert_code(1);

@@ -122,6 +122,7 @@ impl Test {
     }
 
     /// Writes a file of the workspace now, creating its directories.
+    #[track_caller]
     pub fn file(self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) -> Test {
         let path = self.path(rel);
         if let Some(parent) = path.parent() {
@@ -251,6 +252,7 @@ impl Test {
     }
 
     /// Runs lspgate once. Panics (failing the test) if the watchdog has to kill it.
+    #[track_caller]
     pub fn run(mut self) -> Output {
         let mut cmd = self.command();
         let line = format!("{cmd:?}");
@@ -373,11 +375,13 @@ fn truncate(text: &str, max: usize) -> &str {
 }
 
 impl Output {
+    #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Output {
         assert_eq!(self.code, Some(code), "unexpected exit status\n{self}");
         self
     }
 
+    #[track_caller]
     pub fn assert_code_in(&self, codes: &[i32]) -> &Output {
         assert!(
             self.code.is_some_and(|code| codes.contains(&code)),
@@ -386,6 +390,7 @@ impl Output {
         self
     }
 
+    #[track_caller]
     pub fn stdout_contains(&self, needle: &str) -> &Output {
         assert!(
             self.stdout.contains(needle),
@@ -394,6 +399,7 @@ impl Output {
         self
     }
 
+    #[track_caller]
     pub fn stdout_lacks(&self, needle: &str) -> &Output {
         assert!(
             !self.stdout.contains(needle),
@@ -402,6 +408,7 @@ impl Output {
         self
     }
 
+    #[track_caller]
     pub fn stderr_contains(&self, needle: &str) -> &Output {
         assert!(
             self.stderr.contains(needle),
@@ -410,6 +417,7 @@ impl Output {
         self
     }
 
+    #[track_caller]
     pub fn assert_elapsed_below(&self, bound: Duration) -> &Output {
         assert!(
             self.elapsed < bound,
@@ -420,6 +428,7 @@ impl Output {
     }
 
     /// The `<diagnostic_summary>` block's lines.
+    #[track_caller]
     pub fn summary(&self) -> Vec<&str> {
         self.block("diagnostic_summary")
             .unwrap_or_else(|| panic!("no <diagnostic_summary> block\n{self}"))
@@ -443,6 +452,7 @@ impl Output {
     }
 
     /// Stdout parsed as JSON.
+    #[track_caller]
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|err| panic!("stdout is not JSON: {err}\n{self}"))
@@ -470,6 +480,7 @@ impl Output {
 
     /// What the fake servers of this test received and answered, one JSON value per
     /// event (`{"event": "recv", "method": ...}`, `{"event": "response", ...}`).
+    #[track_caller]
     pub fn fake_log(&self) -> Vec<Value> {
         let text =
             fs::read_to_string(self.test.private("fake").join("log.jsonl")).unwrap_or_default();
@@ -501,6 +512,7 @@ impl Output {
     /// Fails unless every fake server of this test is gone, allowing a short moment
     /// for the kernel to finish reaping. Also fails when no server was started at all,
     /// which would make the check vacuous.
+    #[track_caller]
     pub fn assert_no_orphans(&self) -> &Output {
         let pids = self.fake_pids();
         assert!(!pids.is_empty(), "no fake server was started\n{self}");
