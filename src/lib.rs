@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod dependents;
 pub mod diff;
+pub mod doctor;
 pub mod edit;
 pub mod exit;
 pub mod lsp;
@@ -165,7 +166,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 |_| Ok(pipeline::Job::Check(paths)),
             )
         }
-        Command::Servers { .. } => anyhow::bail!("servers: not implemented yet"),
+        Command::Servers { file, format } => {
+            let doctor = doctor::gather(&workspace, &run_dir, cli.trust_project, file.as_deref())?;
+            report::servers::print(&doctor, format)?;
+            Ok(exit::OK)
+        }
     }
 }
 

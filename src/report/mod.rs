@@ -114,6 +114,7 @@ impl Report {
 
 pub mod json;
 pub mod progress;
+pub mod servers;
 pub mod styles;
 pub mod text;
 

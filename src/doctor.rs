@@ -1,0 +1,613 @@
+//! `lspgate servers`: what lspgate knows about the language servers of a workspace, so a
+//! person can answer "which server did it pick, and why not mine" without reading code.
+//!
+//! This module gathers; `report::servers` prints. For each server of the merged table
+//! (built-in < user config < project config, `config::load`) it records the files it
+//! covers, its root markers, where its entry came from, whether a config file disabled
+//! it, whether its command is on `PATH`, and, when it is, its version. With a FILE it
+//! also explains the choice the pipeline would make for that file, using the pipeline's
+//! own functions (`config::candidates`, `config::server_for`, `workspace::server_root`)
+//! so the explanation cannot drift from what a run does.
+//!
+//! It must stay fast and must never hang: only the named commands are looked up (no
+//! scan of `PATH`), version probes run in parallel under one short deadline, and a
+//! probe that does not finish in time is killed.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{Read, Seek};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::config::{self, ConfigError};
+use crate::servers::{Origin, ServerSpec};
+use crate::workspace;
+
+/// How long a `--version` probe may run before it is killed and its server shown as
+/// "installed" with no version.
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often the probes are polled. Short: most finish in a few milliseconds.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Bytes of a probe's output read for its first line; a version is one short line.
+const PROBE_OUTPUT_LIMIT: u64 = 4096;
+
+/// Longest version string kept; anything longer is not a version line.
+const MAX_VERSION_CHARS: usize = 120;
+
+/// What `lspgate servers [FILE]` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doctor {
+    pub workspace: PathBuf,
+    /// Paths print relative to this directory.
+    pub run_dir: PathBuf,
+    /// The config files that exist and were read, lowest precedence first.
+    pub config_files: Vec<PathBuf>,
+    /// Whether the project's `.lspgate.toml` may choose commands.
+    pub trusted: bool,
+    /// Config keys that were read but ignored, and why.
+    pub notes: Vec<String>,
+    /// Every server of the table in preference order; with a FILE, only those whose
+    /// extensions include the file's (enabled or not).
+    pub servers: Vec<ServerInfo>,
+    /// The explanation for FILE, when one was given.
+    pub file: Option<FileExplanation>,
+}
+
+/// One server as `servers` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    /// Without the dot.
+    pub extensions: Vec<String>,
+    pub root_markers: Vec<String>,
+    pub origin: Origin,
+    pub disabled: bool,
+    /// Where the command resolves; `None` when it is not installed.
+    pub path: Option<PathBuf>,
+    /// The first line of its version output; `None` when it is missing or its version
+    /// could not be learnt (pyright-langserver has no `--version`).
+    pub version: Option<String>,
+    pub install_hint: String,
+}
+
+impl ServerInfo {
+    pub fn installed(&self) -> bool {
+        self.path.is_some()
+    }
+}
+
+/// Why the chosen server is the one a run would use (mirrors `config::server_for`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The first enabled server for the extension, and it is installed.
+    Preferred,
+    /// The servers before it are not installed; this is the first one that is.
+    Fallback { missing: Vec<String> },
+    /// None of the candidates is installed: a run names this one as missing, with its
+    /// install command, and exits 3 if nothing else was found.
+    NotInstalled,
+}
+
+/// The server a run would start for the file, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub server: String,
+    pub reason: Reason,
+    /// The directory the server would be started at.
+    pub root: PathBuf,
+    /// The root marker found there; `None` when no marker was found and the root is the
+    /// workspace.
+    pub root_marker: Option<String>,
+}
+
+/// Which server would handle a file, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileExplanation {
+    /// Absolute, without `.` or `..`.
+    pub path: PathBuf,
+    /// Without the dot; `None` for a file without one (`Makefile`).
+    pub extension: Option<String>,
+    /// The enabled servers covering the extension, in preference order.
+    pub candidates: Vec<String>,
+    /// Servers covering the extension that a config file disabled.
+    pub disabled: Vec<String>,
+    /// `None` when no enabled server covers the file: a run writes it and reports it as
+    /// skipped.
+    pub chosen: Option<Choice>,
+}
+
+/// A FILE that `servers` cannot explain.
+#[derive(Debug, thiserror::Error)]
+pub enum DoctorError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{}: outside the workspace {}", given.display(), workspace.display())]
+    OutsideWorkspace { given: PathBuf, workspace: PathBuf },
+    #[error("{}: is a directory, not a file", given.display())]
+    Directory { given: PathBuf },
+}
+
+/// Gather the report. `file` is FILE as typed, relative to `run_dir`; it need not exist
+/// (a file about to be created is handled the same way).
+pub fn gather(
+    workspace: &Path,
+    run_dir: &Path,
+    trust_flag: bool,
+    file: Option<&Path>,
+) -> Result<Doctor, DoctorError> {
+    let loaded = config::load(workspace, trust_flag)?;
+    let file = match file {
+        Some(given) => Some(explain(
+            &loaded.servers,
+            workspace,
+            &resolve_file(workspace, run_dir, given)?,
+        )),
+        None => None,
+    };
+    let shown: Vec<&ServerSpec> = match &file {
+        // With a FILE, the servers that matter to it; enabled or not, since "why not
+        // mine" is often "yours is disabled".
+        Some(file) => loaded
+            .servers
+            .iter()
+            .filter(|s| {
+                file.extension
+                    .as_ref()
+                    .is_some_and(|ext| s.extensions.contains(ext))
+            })
+            .collect(),
+        None => loaded.servers.iter().collect(),
+    };
+    let paths: Vec<Option<PathBuf>> = shown.iter().map(|s| config::which(&s.command)).collect();
+    let versions = probe_versions(&paths, VERSION_TIMEOUT);
+    let servers = shown
+        .into_iter()
+        .zip(paths)
+        .zip(versions)
+        .map(|((spec, path), version)| ServerInfo {
+            name: spec.name.clone(),
+            command: spec.command.clone(),
+            args: spec.args.clone(),
+            extensions: spec.extensions.clone(),
+            root_markers: spec.root_markers.clone(),
+            origin: spec.origin,
+            disabled: spec.disabled,
+            path,
+            version,
+            install_hint: spec.install_hint.clone(),
+        })
+        .collect();
+    Ok(Doctor {
+        workspace: workspace.to_path_buf(),
+        run_dir: run_dir.to_path_buf(),
+        config_files: loaded.files,
+        trusted: loaded.trusted,
+        notes: loaded.notes,
+        servers,
+        file,
+    })
+}
+
+/// FILE as an absolute path inside the workspace, the way the edit commands resolve
+/// theirs: relative to the run directory, symlinks resolved as far as the path exists.
+fn resolve_file(workspace: &Path, run_dir: &Path, given: &Path) -> Result<PathBuf, DoctorError> {
+    let joined = normalize(&run_dir.join(given));
+    // Canonicalize the longest existing prefix, so a symlink pointing out of the
+    // workspace is seen for what it is, and a file not created yet still resolves.
+    let mut existing = joined.as_path();
+    let mut rest = Vec::new();
+    let path = loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            break rest.iter().rev().fold(canonical, |p: PathBuf, c| p.join(c));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break joined.clone(),
+        }
+    };
+    if !path.starts_with(workspace) {
+        return Err(DoctorError::OutsideWorkspace {
+            given: given.to_path_buf(),
+            workspace: workspace.to_path_buf(),
+        });
+    }
+    if path.is_dir() {
+        return Err(DoctorError::Directory {
+            given: given.to_path_buf(),
+        });
+    }
+    Ok(path)
+}
+
+/// Drop `.` and resolve `..` lexically (the path may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The pipeline's choice for `path`, with the reasons behind it.
+fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplanation {
+    let extension = path.extension().and_then(OsStr::to_str).map(str::to_owned);
+    let candidates: Vec<&ServerSpec> = config::candidates(servers, path).collect();
+    let disabled = servers
+        .iter()
+        .filter(|s| {
+            s.disabled
+                && extension
+                    .as_ref()
+                    .is_some_and(|ext| s.extensions.contains(ext))
+        })
+        .map(|s| s.name.clone())
+        .collect();
+    let chosen = config::server_for(servers, path).map(|spec| {
+        let installed = |s: &ServerSpec| config::which(&s.command).is_some();
+        let reason = if !installed(spec) {
+            Reason::NotInstalled
+        } else {
+            let missing: Vec<String> = candidates
+                .iter()
+                .take_while(|c| c.name != spec.name)
+                .map(|c| c.name.clone())
+                .collect();
+            if missing.is_empty() {
+                Reason::Preferred
+            } else {
+                Reason::Fallback { missing }
+            }
+        };
+        let root = workspace::server_root(path, &spec.root_markers, workspace);
+        let root_marker = spec
+            .root_markers
+            .iter()
+            .find(|m| root.join(m).exists())
+            .cloned();
+        Choice {
+            server: spec.name.clone(),
+            reason,
+            root,
+            root_marker,
+        }
+    });
+    FileExplanation {
+        path: path.to_path_buf(),
+        extension,
+        candidates: candidates.iter().map(|s| s.name.clone()).collect(),
+        disabled,
+        chosen,
+    }
+}
+
+// ----------------------------------------------------------------------------------
+// Versions
+
+/// One running version probe; its output goes to an anonymous file rather than a pipe,
+/// so a probe that forks a child holding the output open cannot block us, and a chatty
+/// one cannot fill a pipe and stall.
+struct Probe {
+    index: usize,
+    child: Child,
+    output: File,
+}
+
+/// The version of each installed command (`None` entries are skipped), all probed at
+/// once and bounded together by `timeout`.
+fn probe_versions(paths: &[Option<PathBuf>], timeout: Duration) -> Vec<Option<String>> {
+    let mut versions = vec![None; paths.len()];
+    let mut probes = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        let Some(path) = path else { continue };
+        // The same program under two names is probed once (copied below).
+        if paths[..index].contains(&Some(path.clone())) {
+            continue;
+        }
+        match npm_package_version(path) {
+            Some(version) => versions[index] = Some(version),
+            None => probes.extend(spawn_probe(index, path)),
+        }
+    }
+    for (index, output) in wait_all(probes, timeout) {
+        versions[index] = output.as_deref().and_then(version_line);
+    }
+    for (index, path) in paths.iter().enumerate() {
+        if let Some(first) = paths[..index].iter().position(|p| p.is_some() && p == path) {
+            versions[index] = versions[first].clone();
+        }
+    }
+    versions
+}
+
+/// Poll the probes until each has exited or `timeout` has passed, then kill the rest.
+/// Returns each probe's output when it exited successfully, `None` otherwise.
+fn wait_all(mut probes: Vec<Probe>, timeout: Duration) -> Vec<(usize, Option<String>)> {
+    let deadline = Instant::now() + timeout;
+    let mut done = Vec::with_capacity(probes.len());
+    loop {
+        let mut i = 0;
+        while i < probes.len() {
+            match probes[i].child.try_wait() {
+                Ok(None) => i += 1,
+                Ok(Some(status)) => {
+                    let mut probe = probes.swap_remove(i);
+                    let output = status.success().then(|| read_output(&mut probe.output));
+                    done.push((probe.index, output.flatten()));
+                }
+                Err(_) => {
+                    let probe = probes.swap_remove(i);
+                    done.push((probe.index, None));
+                }
+            }
+        }
+        if probes.is_empty() {
+            return done;
+        }
+        if Instant::now() >= deadline {
+            for mut probe in probes {
+                // Already gone if it exited since the last poll; either way, reap it.
+                let _ = probe.child.kill();
+                let _ = probe.child.wait();
+                done.push((probe.index, None));
+            }
+            return done;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The start of a probe's output, as text.
+fn read_output(file: &mut File) -> Option<String> {
+    file.rewind().ok()?;
+    let mut bytes = Vec::new();
+    file.by_ref()
+        .take(PROBE_OUTPUT_LIMIT)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Start `<command> --version` (or its equivalent) with no stdin and its output in a
+/// temporary file.
+fn spawn_probe(index: usize, path: &Path) -> Option<Probe> {
+    let output = tempfile::tempfile().ok()?;
+    let stdout = output.try_clone().ok()?;
+    // Some programs print their version on stderr; both go to the same file.
+    let stderr = output.try_clone().ok()?;
+    let child = Command::new(path)
+        .args(version_args(path))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .ok()?;
+    Some(Probe {
+        index,
+        child,
+        output,
+    })
+}
+
+/// The arguments that print `path`'s version. gopls takes a `version` subcommand; the
+/// gopls of Debian 12 rejects `--version` outright.
+fn version_args(path: &Path) -> &'static [&'static str] {
+    match path.file_name().and_then(OsStr::to_str) {
+        Some("gopls") => &["version"],
+        _ => &["--version"],
+    }
+}
+
+/// The version of an npm-installed server, read from its package's `package.json`
+/// without running it. Servers written for node are scripts inside their package
+/// (`/usr/bin/pyright-langserver` → `.../node_modules/pyright/langserver.index.js`),
+/// and pyright-langserver has no `--version`: it starts node for a second only to
+/// complain that no `--stdio` was given.
+fn npm_package_version(path: &Path) -> Option<String> {
+    let script = path.canonicalize().ok()?;
+    let is_script = matches!(
+        script.extension().and_then(OsStr::to_str),
+        Some("js" | "mjs" | "cjs")
+    );
+    if !is_script {
+        return None;
+    }
+    // The package root is a few levels up at most (`lib/cli.mjs`, `dist/bin/x.js`);
+    // stop at `node_modules` so another package's manifest is never read.
+    for dir in script.ancestors().skip(1).take(4) {
+        if dir.file_name() == Some(OsStr::new("node_modules")) {
+            return None;
+        }
+        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            continue;
+        };
+        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+        return manifest
+            .get("version")
+            .and_then(serde_json::Value::as_str)
+            .and_then(version_line);
+    }
+    None
+}
+
+/// The first non-empty line of some output, if it is short enough to be a version.
+fn version_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    (line.chars().count() <= MAX_VERSION_CHARS).then(|| line.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::servers;
+
+    /// An executable shell script in `dir`.
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn versions_first_line_failure_timeout_and_duplicates() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = script(dir.path(), "good", "echo; echo '  good 1.2.3  '; echo more");
+        let on_stderr = script(dir.path(), "on-stderr", "echo 'err 4.5' >&2");
+        let fails = script(dir.path(), "fails", "echo 'no --version here'; exit 1");
+        // `exec` so the kill reaches sleep itself and nothing outlives the test.
+        let hangs = script(dir.path(), "hangs", "exec sleep 30");
+        let paths = vec![
+            Some(good.clone()),
+            None,
+            Some(on_stderr),
+            Some(fails),
+            Some(hangs),
+            Some(good),
+        ];
+        let started = Instant::now();
+        let versions = probe_versions(&paths, Duration::from_millis(500));
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            versions,
+            [
+                Some("good 1.2.3".to_string()),
+                None,
+                Some("err 4.5".to_string()),
+                None,
+                None,
+                Some("good 1.2.3".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn npm_version_from_the_package_manifest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let package = dir.path().join("node_modules/pyright");
+        std::fs::create_dir_all(package.join("dist")).expect("mkdir");
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"name": "pyright", "version": "1.1.414"}"#,
+        )
+        .expect("write manifest");
+        let entry = script(&package, "langserver.index.js", "exit 1");
+        let bin = dir.path().join("pyright-langserver");
+        std::os::unix::fs::symlink(&entry, &bin).expect("symlink");
+        assert_eq!(npm_package_version(&bin).as_deref(), Some("1.1.414"));
+        // Not a node script: run it instead.
+        let native = script(dir.path(), "native", "echo 1");
+        assert_eq!(npm_package_version(&native), None);
+        // No manifest inside the package: do not read one from elsewhere.
+        let loose = dir.path().join("node_modules/other");
+        std::fs::create_dir_all(&loose).expect("mkdir");
+        let loose = script(&loose, "cli.js", "exit 1");
+        assert_eq!(npm_package_version(&loose), None);
+    }
+
+    #[test]
+    fn version_line_skips_blank_lines_and_rejects_prose() {
+        assert_eq!(version_line("\n \n v1 \nx").as_deref(), Some("v1"));
+        assert_eq!(version_line(""), None);
+        assert_eq!(version_line(&"x".repeat(500)), None);
+    }
+
+    fn spec(name: &str, command: &str, ext: &str) -> ServerSpec {
+        ServerSpec {
+            name: name.into(),
+            command: command.into(),
+            extensions: vec![ext.into()],
+            root_markers: vec!["marker.txt".into()],
+            origin: Origin::UserConfig,
+            ..servers::builtin().remove(0)
+        }
+    }
+
+    #[test]
+    fn explain_reasons_and_roots() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = dir.path().canonicalize().expect("canonical");
+        let installed = script(&ws, "installed-lsp", "exit 0").display().to_string();
+        std::fs::create_dir_all(ws.join("sub/deep")).expect("mkdir");
+        std::fs::write(ws.join("sub/marker.txt"), "").expect("marker");
+        let missing = ws.join("missing-lsp").display().to_string();
+
+        let mut disabled = spec("off", &installed, "py");
+        disabled.disabled = true;
+        let table = vec![
+            disabled,
+            spec("first", &missing, "py"),
+            spec("second", &installed, "py"),
+            spec("third", &missing, "go"),
+        ];
+
+        let py = explain(&table, &ws, &ws.join("sub/deep/a.py"));
+        assert_eq!(py.extension.as_deref(), Some("py"));
+        assert_eq!(py.candidates, ["first", "second"]);
+        assert_eq!(py.disabled, ["off"]);
+        let chosen = py.chosen.expect("a server");
+        assert_eq!(chosen.server, "second");
+        assert_eq!(
+            chosen.reason,
+            Reason::Fallback {
+                missing: vec!["first".into()]
+            }
+        );
+        assert_eq!(chosen.root, ws.join("sub"));
+        assert_eq!(chosen.root_marker.as_deref(), Some("marker.txt"));
+
+        let go = explain(&table, &ws, &ws.join("b.go"));
+        let chosen = go.chosen.expect("a server");
+        assert_eq!(
+            (chosen.server.as_str(), chosen.reason),
+            ("third", Reason::NotInstalled)
+        );
+        assert_eq!((chosen.root, chosen.root_marker), (ws.clone(), None));
+
+        let md = explain(&table, &ws, &ws.join("README.md"));
+        assert!(md.chosen.is_none() && md.candidates.is_empty());
+        let bare = explain(&table, &ws, &ws.join("Makefile"));
+        assert_eq!((bare.extension, bare.chosen), (None, None));
+    }
+
+    #[test]
+    fn file_resolution() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = dir.path().canonicalize().expect("canonical").join("ws");
+        std::fs::create_dir_all(ws.join("src")).expect("mkdir");
+        let resolve = |given: &str| resolve_file(&ws, &ws.join("src"), Path::new(given));
+
+        assert_eq!(resolve("new/a.py").expect("ok"), ws.join("src/new/a.py"));
+        assert_eq!(resolve("../b.py").expect("ok"), ws.join("b.py"));
+        assert_eq!(resolve("./../src/./c.rs").expect("ok"), ws.join("src/c.rs"));
+        assert!(matches!(
+            resolve("../../x.py"),
+            Err(DoctorError::OutsideWorkspace { .. })
+        ));
+        assert!(matches!(resolve("."), Err(DoctorError::Directory { .. })));
+        std::os::unix::fs::symlink(dir.path(), ws.join("out")).expect("symlink");
+        assert!(matches!(
+            resolve("../out/x.py"),
+            Err(DoctorError::OutsideWorkspace { .. })
+        ));
+    }
+}
