@@ -1,46 +1,232 @@
 //! Writing an [`EditPlan`] to disk: temporary files, then renames.
+//!
+//! The guarantee, in order of what happens:
+//! 1. Every file the plan reads from is checked against the plan's `before` bytes
+//!    (and every file it creates must still be missing); if anything changed on disk
+//!    since planning, nothing is written.
+//! 2. Every new content is written to a temporary file in its target's directory
+//!    (missing parent directories are created), given its final permissions, and
+//!    fsynced. A failure up to here leaves the disk as it was: the temporary files
+//!    and the directories created for them are removed.
+//! 3. Only then is each temporary file renamed over its target (atomic per file:
+//!    a reader sees the old bytes or the new ones, never a mix), then deleted files
+//!    and the old paths of renames are removed, then the touched directories are
+//!    fsynced.
+//!
+//! A failure or a crash during step 3 can leave some files replaced and others not
+//! ([`EditError::Write`] with `partial` set); no file is ever half-written. `git
+//! apply` has the same limit. Not kept across a replace: hard links (the path gets a
+//! new inode), an owner other than ours, extended attributes and ACLs. Directories
+//! left empty by a delete or rename are kept, unlike `git apply`, because `commit`
+//! does not know where the workspace ends.
+//!
+//! A target that is a symlink is written through: the file it points to is replaced
+//! and the link stays (the planners checked where it points). Deleting a symlink
+//! removes the link.
+
+use std::fs::{self, File, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::{EditError, EditPlan, FileChange};
+use tempfile::NamedTempFile;
 
-fn resolve(workspace: &Path, path: &Path) -> Result<PathBuf, EditError> {
-    let abs = if path.is_absolute() { path.to_path_buf() } else { workspace.join(path) };
-    Ok(abs)
-}
+use super::{EditError, EditPlan, FileChange, paths};
 
-pub(super) fn plan_write(workspace: &Path, path: &Path, content: Vec<u8>) -> Result<EditPlan, EditError> {
-    let path = resolve(workspace, path)?;
-    let before = std::fs::read(&path).ok();
-    Ok(EditPlan { changes: vec![FileChange { path, renamed_from: None, before, after: Some(content), mode: None }] })
-}
-
-pub(super) fn plan_replace(
-    workspace: &Path,
-    path: &Path,
-    old: &str,
-    new: &str,
-    replace_all: bool,
-) -> Result<EditPlan, EditError> {
-    let path = resolve(workspace, path)?;
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| EditError::Path { path: path.display().to_string(), message: e.to_string() })?;
-    let n = text.matches(old).count();
-    if n == 0 || (n > 1 && !replace_all) {
-        return Err(EditError::Path { path: path.display().to_string(), message: format!("--old occurs {n} times") });
-    }
-    let after = if replace_all { text.replace(old, new) } else { text.replacen(old, new, 1) };
-    Ok(EditPlan {
-        changes: vec![FileChange { path, renamed_from: None, before: Some(text.into_bytes()), after: Some(after.into_bytes()), mode: None }],
-    })
-}
-
-/// Write every change of `plan`; all or nothing as far as the filesystem allows.
+/// Write every change of `plan`; all or nothing as far as the filesystem allows (see
+/// the module documentation for the exact guarantee).
 pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
-    for c in &plan.changes {
-        match &c.after {
-            Some(bytes) => std::fs::write(&c.path, bytes).map_err(|e| EditError::Other(e.to_string()))?,
-            None => std::fs::remove_file(&c.path).map_err(|e| EditError::Other(e.to_string()))?,
+    for change in &plan.changes {
+        check_unchanged(change)?;
+    }
+    let mut created_dirs = Vec::new();
+    let staged = match stage(plan, &mut created_dirs) {
+        Ok(staged) => staged,
+        Err(e) => {
+            // The temporary files are gone (dropped with `stage`'s vector); the
+            // directories made for them are empty again.
+            for dir in created_dirs.iter().rev() {
+                let _ = fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+    };
+
+    let total = staged.len()
+        + plan
+            .changes
+            .iter()
+            .filter(|c| c.after.is_none() || c.renamed_from.is_some())
+            .count();
+    let mut done = 0;
+    let mut touched_dirs: Vec<PathBuf> = Vec::new();
+    for file in staged {
+        let persisted = if file.new {
+            file.temp.persist_noclobber(&file.target)
+        } else {
+            file.temp.persist(&file.target)
+        };
+        if let Err(e) = persisted {
+            return Err(write_error(
+                &file.target,
+                format!("cannot replace: {}", e.error),
+                done,
+                total,
+            ));
+        }
+        done += 1;
+        touched_dirs.extend(file.target.parent().map(Path::to_path_buf));
+    }
+
+    for change in &plan.changes {
+        let gone = match (&change.after, &change.renamed_from) {
+            (None, _) => &change.path,
+            (Some(_), Some(from)) => from,
+            (Some(_), None) => continue,
+        };
+        match fs::remove_file(gone) {
+            Ok(()) => {}
+            Err(e) if is_missing(&e) => {}
+            Err(e) => {
+                return Err(write_error(
+                    gone,
+                    format!("cannot remove: {e}"),
+                    done,
+                    total,
+                ));
+            }
+        }
+        done += 1;
+        touched_dirs.extend(gone.parent().map(Path::to_path_buf));
+    }
+
+    // Durability of the renames; best effort, as some filesystems cannot sync a
+    // directory and the data itself is already safe.
+    touched_dirs.sort();
+    touched_dirs.dedup();
+    for dir in touched_dirs {
+        if let Ok(handle) = File::open(&dir) {
+            let _ = handle.sync_all();
         }
     }
     Ok(())
+}
+
+/// A new content, written and synced, waiting to be renamed over `target`.
+struct Staged {
+    temp: NamedTempFile,
+    /// The file to replace: the change's path with a symlink followed.
+    target: PathBuf,
+    /// The target does not exist: never replace one that appeared meanwhile.
+    new: bool,
+}
+
+fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
+    let changed = |path: &Path| EditError::Path {
+        path: path.display().to_string(),
+        message: "changed on disk since the edit was planned; nothing was written".into(),
+    };
+    let source = change.renamed_from.as_ref().unwrap_or(&change.path);
+    let now = match fs::read(source) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if is_missing(&e) => None,
+        Err(e) => return Err(write_error(source, format!("cannot read: {e}"), 0, 0)),
+    };
+    if now != change.before {
+        return Err(changed(source));
+    }
+    if change.renamed_from.is_some() && fs::symlink_metadata(&change.path).is_ok() {
+        return Err(changed(&change.path));
+    }
+    Ok(())
+}
+
+fn stage(plan: &EditPlan, created_dirs: &mut Vec<PathBuf>) -> Result<Vec<Staged>, EditError> {
+    let mut staged = Vec::new();
+    for change in &plan.changes {
+        let Some(bytes) = &change.after else {
+            continue;
+        };
+        let fail =
+            |path: &Path, what: &str, e: io::Error| write_error(path, format!("{what}: {e}"), 0, 0);
+        let target = paths::real_path(&change.path, true)
+            .map_err(|e| fail(&change.path, "cannot resolve", e))?;
+        let dir = target
+            .parent()
+            .ok_or_else(|| write_error(&target, "has no parent directory".into(), 0, 0))?;
+        create_dirs(dir, created_dirs).map_err(|e| fail(dir, "cannot create directory", e))?;
+
+        // The mode to keep: the file's own, or for a rename the old path's.
+        let old_mode = fs::metadata(&target)
+            .or_else(|e| match &change.renamed_from {
+                Some(from) => fs::metadata(from),
+                None => Err(e),
+            })
+            .ok()
+            .map(|meta| meta.permissions().mode() & 0o7777);
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".lspgate-").suffix(".tmp");
+        let temp = match old_mode {
+            Some(old) => {
+                let temp = builder.tempfile_in(dir);
+                let temp = temp.map_err(|e| fail(dir, "cannot create a temporary file", e))?;
+                let mode = change.mode.unwrap_or(old);
+                temp.as_file()
+                    .set_permissions(Permissions::from_mode(mode))
+                    .map_err(|e| fail(&target, "cannot set permissions", e))?;
+                temp
+            }
+            // A new file: `open`'s mode, which the umask reduces.
+            None => builder
+                .permissions(Permissions::from_mode(change.mode.unwrap_or(0o666)))
+                .tempfile_in(dir)
+                .map_err(|e| fail(dir, "cannot create a temporary file", e))?,
+        };
+        let mut file = temp.as_file();
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| fail(&target, "cannot write", e))?;
+        let new = fs::symlink_metadata(&target).is_err();
+        staged.push(Staged { temp, target, new });
+    }
+    Ok(staged)
+}
+
+/// Create `dir` and its missing ancestors, recording each directory made.
+fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> io::Result<()> {
+    let mut missing = Vec::new();
+    let mut current = dir;
+    while fs::symlink_metadata(current).is_err() {
+        missing.push(current.to_path_buf());
+        match current.parent() {
+            Some(parent) => current = parent,
+            None => break,
+        }
+    }
+    for dir in missing.into_iter().rev() {
+        fs::create_dir(&dir)?;
+        created.push(dir);
+    }
+    Ok(())
+}
+
+/// A write failure after `done` of `total` files were replaced.
+fn write_error(path: &Path, message: String, done: usize, total: usize) -> EditError {
+    let message = if done > 0 {
+        format!("{message} ({done} of {total} changes were already made)")
+    } else {
+        format!("{message}; nothing was written")
+    };
+    EditError::Write {
+        path: path.display().to_string(),
+        message,
+        partial: done > 0,
+    }
+}
+
+fn is_missing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
 }

@@ -1,9 +1,32 @@
 //! Edits: turn a write, a string replacement or a unified diff into an [`EditPlan`]
 //! (every file's bytes before and after, computed in memory), and commit a plan to
-//! disk atomically. Nothing here touches the disk before [`commit`].
+//! disk. Nothing here writes to the disk before [`commit`].
+//!
+//! Who owns what:
+//! - `paths`: where an edit may write. Every path a plan names is absolute, has its
+//!   directories resolved through symlinks, and lies inside the workspace.
+//! - `single`: `write` and `edit --old/--new`, one file each ([`plan_write`],
+//!   [`plan_replace`]).
+//! - `patch`: unified diffs, git or plain, parsed with diffy and applied to an
+//!   in-memory overlay of the tree ([`plan_patch`]).
+//! - `hunks`: placing one hunk in a file's lines (offset search, CRLF retry) and
+//!   explaining why a hunk does not apply.
+//! - `eol`: line-ending helpers shared by the planners.
+//! - `commit`: temporary files, then renames ([`commit`]); its doc states exactly what
+//!   survives a failure.
+//!
+//! Paths: `workspace` is the canonical workspace root. `base` is the absolute run
+//! directory: relative paths, and the paths inside a patch once `-p N` is stripped,
+//! resolve against it, as they would under `git -C base`.
 
 mod commit;
+mod eol;
+mod hunks;
 mod patch;
+mod paths;
+mod single;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 
@@ -23,16 +46,20 @@ pub enum Action {
 /// One file of an edit. Paths are absolute and lie inside the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
-    /// Where the file is after the edit (for a delete: where it was).
+    /// Where the file is after the edit (for a delete: where it was). Directories
+    /// are resolved; a last component that is a symlink is kept, and [`commit`]
+    /// writes through it to the file it points to.
     pub path: PathBuf,
     /// For a rename: where it was before.
     pub renamed_from: Option<PathBuf>,
-    /// The bytes before the edit; `None` when the file did not exist.
+    /// The bytes before the edit (for a rename: the bytes at `renamed_from`); `None`
+    /// when the file did not exist.
     pub before: Option<Vec<u8>>,
     /// The bytes after the edit; `None` when the edit deletes the file.
     pub after: Option<Vec<u8>>,
-    /// Unix mode to set after writing (from a git mode line); `None` keeps the old mode
-    /// (new files get the default).
+    /// Permission bits to set after writing (from a git mode line, or the source's
+    /// mode for a copy); `None` keeps the old mode (for a rename: the old path's).
+    /// A new file gets `mode`, or `0o666`, reduced by the umask, as `open` does.
     pub mode: Option<u32>,
 }
 
@@ -53,30 +80,85 @@ pub struct EditPlan {
     pub changes: Vec<FileChange>,
 }
 
-/// Bad input. Each message names the file, line or hunk; the CLI exits 2.
+/// Why an edit was refused or could not be written. Every message's first line names
+/// the file, the patch line or the hunk; further lines, if any, are details.
+///
+/// All variants but [`EditError::Write`] are bad input (the CLI exits 2) and mean
+/// nothing was written.
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
+    /// A path that may not be written, or a file that cannot take this edit.
     #[error("{path}: {message}")]
     Path { path: String, message: String },
+    /// A patch that cannot be parsed: `line N: ...`.
     #[error("patch: {0}")]
     Patch(String),
+    /// A hunk whose context and removed lines are not in the file. `details` shows
+    /// the expected lines and the file's lines near the hunk's stated position.
+    #[error("{path}: hunk {number} ({header}) does not apply{}", details_suffix(.details))]
+    Hunk {
+        path: String,
+        number: usize,
+        header: String,
+        details: String,
+    },
+    /// Writing to disk failed. With `partial` false nothing changed on disk; with
+    /// `partial` true some files had already been replaced (see [`commit`]).
+    #[error("{path}: {message}")]
+    Write {
+        path: String,
+        message: String,
+        partial: bool,
+    },
     #[error("{0}")]
     Other(String),
 }
 
-/// `write`: replace (or create) `path` with `content`.
-pub fn plan_write(workspace: &Path, path: &Path, content: Vec<u8>) -> Result<EditPlan, EditError> {
-    commit::plan_write(workspace, path, content)
+impl EditError {
+    /// The first line of the message: a one-line summary.
+    pub fn summary(&self) -> String {
+        let message = self.to_string();
+        message.lines().next().unwrap_or_default().to_string()
+    }
+
+    fn path(path: &Path, message: impl Into<String>) -> Self {
+        EditError::Path {
+            path: path.display().to_string(),
+            message: message.into(),
+        }
+    }
 }
 
-/// `edit`: replace `old` by `new` in `path`; `old` must occur exactly once unless
-/// `replace_all`.
+fn details_suffix(details: &str) -> String {
+    if details.is_empty() {
+        String::new()
+    } else {
+        format!("\n{details}")
+    }
+}
+
+/// `write`: replace (or create) `path` with `content`. A relative `path` resolves
+/// against `base`. When the existing file has CRLF line endings and `content` has
+/// only bare LF ones, `content` is converted to CRLF.
+pub fn plan_write(
+    workspace: &Path,
+    base: &Path,
+    path: &Path,
+    content: Vec<u8>,
+) -> Result<EditPlan, EditError> {
+    single::plan_write(workspace, base, path, content)
+}
+
+/// `edit`: replace `old` by `new` in `path` (relative to `base`); `old` must occur
+/// exactly once unless `replace_all`. In a CRLF file, LF line endings in `old` and
+/// `new` are taken as CRLF.
 pub fn plan_replace(
     workspace: &Path,
+    base: &Path,
     path: &Path,
     old: &str,
     new: &str,
     replace_all: bool,
 ) -> Result<EditPlan, EditError> {
-    commit::plan_replace(workspace, path, old, new, replace_all)
+    single::plan_replace(workspace, base, path, old, new, replace_all)
 }
