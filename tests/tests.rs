@@ -1,5 +1,3 @@
-mod cli;
 mod fake;
-mod generated;
 mod real;
 mod support;
