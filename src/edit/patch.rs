@@ -325,9 +325,10 @@ fn hunk_counts(line: &[u8]) -> Option<(usize, usize)> {
     let text = std::str::from_utf8(line.strip_prefix(b"@@ ")?).ok()?;
     let (ranges, _) = text.split_once(" @@")?;
     let (old, new) = ranges.split_once(' ')?;
-    let count = |range: &str| match range.split_once(',') {
-        Some((_, len)) => len.parse::<usize>().ok(),
-        None => Some(1),
+    let count = |range: &str| {
+        let (start, len) = range.split_once(',').unwrap_or((range, "1"));
+        start.parse::<usize>().ok()?;
+        len.parse::<usize>().ok()
     };
     Some((
         count(old.strip_prefix('-')?)?,
@@ -801,5 +802,68 @@ fn with_mode(old: u32, mode: FileMode) -> u32 {
         FileMode::Executable => old | 0o755,
         FileMode::Regular => old & !0o111,
         FileMode::Symlink | FileMode::Gitlink => old,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_dates_in_any_zone() {
+        let epoch = |line: &str| header_has_epoch_date(line.as_bytes());
+        assert!(epoch("+++ b/x\t1970-01-01 00:00:00.000000000 +0000\n"));
+        assert!(epoch("--- a/x\t1970-01-01 00:00:00 +0000\n"));
+        assert!(epoch("--- a/x\t1969-12-31 19:00:00.000000000 -0500\n"));
+        assert!(epoch("--- a/x\t1970-01-01 05:30:00 +05:30\n"));
+        assert!(!epoch("--- a/x\t1970-01-01 00:00:01 +0000\n"));
+        assert!(!epoch("--- a/x\t1970-01-01 00:00:00.5 +0000\n"));
+        assert!(!epoch("--- a/x\t2024-05-01 00:00:00 +0000\n"));
+        assert!(!epoch("--- a/x\t1969-12-31 19:00:00 +0000\n"));
+        assert!(!epoch("--- a/x 1970-01-01 00:00:00 +0000\n"));
+        assert!(!epoch("--- a/x\t1970-01-01\n"));
+    }
+
+    #[test]
+    fn strips_like_git_apply() {
+        let strip = |path: &str, n| strip_components(path.as_bytes(), n).map(<[u8]>::to_vec);
+        assert_eq!(strip("a/src/x.rs", 1), Some(b"src/x.rs".to_vec()));
+        assert_eq!(strip("a//src/x.rs", 1), Some(b"src/x.rs".to_vec()));
+        assert_eq!(strip("a/src/x.rs", 2), Some(b"x.rs".to_vec()));
+        assert_eq!(strip("a/src/x.rs", 0), Some(b"a/src/x.rs".to_vec()));
+        assert_eq!(strip("x.rs", 1), None);
+        assert_eq!(strip("a/", 1), None);
+    }
+
+    #[test]
+    fn modify_prefers_names_as_git_does() {
+        let pick = |old: &str, new: &str| {
+            modify_candidates(old.as_bytes(), new.as_bytes(), 1)
+                .into_iter()
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick("a/x", "b/x"), ["b/x", "a/x"]);
+        assert_eq!(pick("a/x", "a/x"), ["a/x"]);
+        assert_eq!(pick("a/x.orig", "b/x"), ["b/x", "a/x.orig"]);
+        assert_eq!(pick("a/x", "b/x.new"), ["a/x", "b/x.new"]);
+    }
+
+    #[test]
+    fn hunk_counts_and_body() {
+        assert_eq!(hunk_counts(b"@@ -1,3 +1,4 @@ fn x\n"), Some((3, 4)));
+        assert_eq!(hunk_counts(b"@@ -1 +0,0 @@\n"), Some((1, 0)));
+        assert_eq!(hunk_counts(b"@@ -x +1 @@\n"), None);
+        let lines: Vec<(usize, &[u8])> = [
+            &b" a\n"[..],
+            b"-b\n",
+            b"\\ No newline at end of file\n",
+            b"+c\n",
+            b"-- \n",
+        ]
+        .into_iter()
+        .enumerate()
+        .collect();
+        assert_eq!(skip_hunk_body(&lines, 0, 2, 2), 4);
     }
 }

@@ -584,6 +584,62 @@ index 1..2 100644
 }
 
 #[test]
+fn mail_preamble_counts_in_line_numbers() {
+    let (_dir, ws) = workspace(&[file("a.txt", "one\n")]);
+    let mail = "\
+From 1234 Mon Sep 17 00:00:00 2001
+From: A <a@b>
+Subject: [PATCH] x
+
+---
+ a.txt | 2 +-
+diff --git a/a.txt b/a.txt
+--- a/a.txt
++++ b/a.txt
+@@ -1 +1 @@
+?one
+";
+    let err = plan_patch(&ws, &ws, mail.as_bytes(), 1).expect_err("bad line");
+    assert!(err.to_string().starts_with("patch: line 11: "), "{err}");
+}
+
+#[test]
+fn operations_check_what_exists() {
+    let (_dir, ws) = workspace(&[file("a.txt", "a\n"), file("b.txt", "b\n")]);
+    let refused = |patch: &str| {
+        plan_patch(&ws, &ws, patch.as_bytes(), 1)
+            .expect_err("refused")
+            .to_string()
+    };
+    assert_eq!(
+        refused("--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n"),
+        "a.txt: already exists"
+    );
+    assert_eq!(
+        refused("diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n"),
+        "b.txt: already exists"
+    );
+    assert_eq!(
+        refused("--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +1 @@\n-a\n+b\n"),
+        "gone.txt: no such file"
+    );
+    assert_eq!(
+        refused("--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"),
+        "a.txt: hunk 1 (@@ -1 +0,0 @@) does not apply\n  expected at line 1:\n    |x\n  found at line 1:\n   !|a"
+    );
+    let leaves = "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n";
+    assert_eq!(
+        refused(leaves),
+        "a.txt: the patch deletes this file, but its hunks leave lines in it"
+    );
+    let link = "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+a.txt\n\\ No newline at end of file\n";
+    assert_eq!(
+        refused(link),
+        "l: symbolic links in patches are not supported"
+    );
+}
+
+#[test]
 fn binary_patches_are_refused_by_name() {
     let (_dir, ws) = workspace(&[file("a.txt", "one\n")]);
     let git = "\
