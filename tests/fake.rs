@@ -404,6 +404,42 @@ mod server {
     }
 }
 
+mod harness {
+    //! The harness's own guarantees: a hung run fails instead of hanging the suite.
+
+    use std::time::Duration;
+
+    use crate::support::{Test, require_server};
+
+    #[test]
+    #[should_panic(expected = "watchdog: lspgate still running")]
+    fn watchdog_fails_a_hung_run() {
+        let _ = Test::new()
+            .file("a.fake", "one\n")
+            .fake_server(&["--mode", "hang-initialize"])
+            .args([
+                "write",
+                "a.fake",
+                "--content",
+                "two\n",
+                "--startup-timeout",
+                "10m",
+            ])
+            .watchdog(Duration::from_secs(2))
+            .run();
+    }
+
+    #[test]
+    fn require_server_looks_on_path() {
+        assert!(require_server("git"));
+        let missing = std::panic::catch_unwind(|| require_server("lspgate-no-such-server"));
+        match std::env::var("CI").as_deref() {
+            Ok("true") => assert!(missing.is_err(), "a missing server must fail in CI"),
+            _ => assert_eq!(missing.ok(), Some(false)),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Through the CLI.
 

@@ -93,7 +93,7 @@ impl Test {
         fs::create_dir_all(base.join("config/lspgate")).expect("create the user config dir");
         fs::write(base.join("config/lspgate/config.toml"), "").expect("write an empty user config");
         let git = Command::new("git")
-            .args(["init", "--quiet"])
+            .args(["-c", "init.defaultBranch=main", "init", "--quiet"])
             .current_dir(&workspace)
             .env("HOME", base.join("home"))
             .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -282,6 +282,8 @@ impl Test {
             Ok(()) | Err(RecvTimeoutError::Disconnected) => false,
             Err(RecvTimeoutError::Timeout) => {
                 kill(pid);
+                // Before waiting for the pipes, which a hung server may hold open.
+                kill_fake_servers(&self.private("fake"));
                 true
             }
         };
@@ -535,9 +537,7 @@ impl Output {
     }
 
     fn kill_fake_servers(&self) {
-        for pid in self.fake_pids().into_iter().filter(|&pid| fake_alive(pid)) {
-            kill(pid);
-        }
+        kill_fake_servers(&self.test.private("fake"));
     }
 
     /// The same test (workspace, environment, server) ready for another run.
@@ -572,6 +572,22 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
     walk(root, root, &mut files);
     files
+}
+
+fn fake_pids(fake_dir: &Path) -> Vec<u32> {
+    let text = fs::read_to_string(fake_dir.join("pids")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+fn kill_fake_servers(fake_dir: &Path) {
+    for pid in fake_pids(fake_dir)
+        .into_iter()
+        .filter(|&pid| fake_alive(pid))
+    {
+        kill(pid);
+    }
 }
 
 /// Whether `pid` is a live (not zombie) fake-lsp: a zombie has exited already, and a
