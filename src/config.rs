@@ -723,7 +723,7 @@ fn toml_to_json(v: &toml::Value) -> Value {
 // Options
 
 /// The settings of one reporting run, every value decided.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub format: Format,
     pub startup_timeout: Duration,

@@ -23,6 +23,7 @@ use crate::workspace;
 const MAX_DEPENDENTS: usize = 40;
 
 /// What a run is about.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Job {
     /// Apply this edit (to disk, or in memory only with --dry-run/--reject).
     Edit(EditPlan),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 /// Where a server's entry came from, for `servers` and for the trust rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {
     BuiltIn,
@@ -18,7 +18,7 @@ pub enum Origin {
 }
 
 /// How a server delivers diagnostics, as far as the waits need to know.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaitProfile {
     /// The server echoes the document version we sent in its publishes. Debian's
     /// gopls 0.5 publishes the previous version, so for it this is false and the wait
@@ -42,7 +42,7 @@ impl Default for WaitProfile {
 }
 
 /// One language server and the files it covers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ServerSpec {
     pub name: String,
     pub command: String,

@@ -34,7 +34,7 @@ pub use commit::commit;
 pub use patch::plan_patch;
 
 /// What happens to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     Created,
@@ -44,7 +44,7 @@ pub enum Action {
 }
 
 /// One file of an edit. Paths are absolute and lie inside the workspace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileChange {
     /// Where the file is after the edit (for a delete: where it was). Directories
     /// are resolved; a last component that is a symlink is kept, and [`commit`]
@@ -75,7 +75,7 @@ impl FileChange {
 }
 
 /// Every file an edit touches, computed in memory.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EditPlan {
     pub changes: Vec<FileChange>,
 }

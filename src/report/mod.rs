@@ -16,7 +16,7 @@ use crate::edit::Action;
 use crate::exit;
 
 /// Whether a file was edited or reported because the edit may have broken it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Edited,
@@ -24,7 +24,7 @@ pub enum Role {
 }
 
 /// One diagnostic as the run reports it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Reported {
     pub diagnostic: Diagnostic,
     /// Not present, at the mapped place, before the edit.
@@ -32,7 +32,7 @@ pub struct Reported {
 }
 
 /// A checked file and its diagnostics after the edit.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileReport {
     /// Absolute path.
     pub path: PathBuf,
@@ -41,7 +41,7 @@ pub struct FileReport {
 }
 
 /// How one server's part of the run went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ServerStatus {
     /// Every wait ended with the files settled.
@@ -56,7 +56,7 @@ pub enum ServerStatus {
     Crashed,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ServerReport {
     pub name: String,
     pub status: ServerStatus,
@@ -67,14 +67,14 @@ pub struct ServerReport {
 }
 
 /// A file of the edit and what happened to it on disk.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Applied {
     pub path: PathBuf,
     pub action: Action,
 }
 
 /// Everything a run reports.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub workspace: PathBuf,
     /// Paths print relative to this directory.
