@@ -100,6 +100,11 @@ pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
         touched_dirs.extend(gone.parent().map(Path::to_path_buf));
     }
 
+    touched_dirs.extend(
+        created_dirs
+            .iter()
+            .filter_map(|d| d.parent().map(Path::to_path_buf)),
+    );
     // Durability of the renames; best effort, as some filesystems cannot sync a
     // directory and the data itself is already safe.
     touched_dirs.sort();

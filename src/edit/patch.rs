@@ -45,14 +45,7 @@ pub fn plan_patch(
     let layout = Layout::scan(patch, git)?;
     let files = parse(patch, git, &layout)?;
 
-    let mut tree = Tree {
-        workspace,
-        base,
-        slots: Vec::new(),
-        index: HashMap::new(),
-        touches: 0,
-        renames: Vec::new(),
-    };
+    let mut tree = Tree::new(workspace, base);
     let unprefixed = tree.looks_unprefixed(&files, strip);
     // The plain-diff headers line up with diffy's sections only when both found the
     // same number; otherwise their dates are not used.
@@ -447,7 +440,18 @@ struct Tree<'w> {
     renames: Vec<(usize, usize)>,
 }
 
-impl Tree<'_> {
+impl<'w> Tree<'w> {
+    fn new(workspace: &'w Path, base: &'w Path) -> Self {
+        Tree {
+            workspace,
+            base,
+            slots: Vec::new(),
+            index: HashMap::new(),
+            touches: 0,
+            renames: Vec::new(),
+        }
+    }
+
     /// The slot for `name` (a patch path after `-p`), read from disk the first time.
     fn slot(&mut self, name: &[u8]) -> Result<usize, EditError> {
         let shown = as_path(name).to_path_buf();

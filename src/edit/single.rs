@@ -1,7 +1,8 @@
 //! One-file edits: `write` (whole new content) and `edit` (`--old` replaced by
 //! `--new`). Both keep a CRLF file CRLF when the agent sent LF text.
 
-use std::path::Path;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
 use super::{EditError, EditPlan, FileChange, eol, paths};
 
@@ -42,17 +43,15 @@ pub(super) fn plan_replace(
         return Err(EditError::path(given, "--old text is empty"));
     }
 
-    // In a CRLF file, first try `old`/`new` with CRLF line endings; fall back to the
-    // text as given, which matters only in a file that mixes both.
-    let crlf = eol::is_crlf(&bytes) && (eol::is_lf_only(old.as_bytes()) || new.contains('\n'));
-    let converted = crlf.then(|| (crlf_string(old), crlf_string(new)));
-    let (old, new, count) = match converted
-        .as_ref()
-        .map(|(o, n)| (o.as_str(), n.as_str(), text.matches(o.as_str()).count()))
-    {
-        Some(found) if found.2 > 0 => found,
-        _ => (old, new, text.matches(old).count()),
+    // In a CRLF file (every line ending CRLF) a bare LF in `old` could never match:
+    // the agent means CRLF, in `new` too.
+    let (old, new) = if eol::is_crlf(&bytes) {
+        (Cow::Owned(crlf_string(old)), Cow::Owned(crlf_string(new)))
+    } else {
+        (Cow::Borrowed(old), Cow::Borrowed(new))
     };
+    let (old, new) = (old.as_ref(), new.as_ref());
+    let count = text.matches(old).count();
 
     match count {
         0 => return Err(not_found(given, text, old)),
@@ -73,7 +72,7 @@ pub(super) fn plan_replace(
     Ok(single_change(target.path, Some(bytes), after.into_bytes()))
 }
 
-fn single_change(path: std::path::PathBuf, before: Option<Vec<u8>>, after: Vec<u8>) -> EditPlan {
+fn single_change(path: PathBuf, before: Option<Vec<u8>>, after: Vec<u8>) -> EditPlan {
     EditPlan {
         changes: vec![FileChange {
             path,
