@@ -1,3 +1,5 @@
+mod cli;
 mod fake;
+mod generated;
 mod real;
 mod support;

@@ -1,0 +1,170 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'lspgate'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'lspgate' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write PATH (new content from --content, else stdin) and report')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
+            [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'lspgate;write' {
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The new content; read from stdin when absent')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;edit' {
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'The exact text to replace; it must occur once unless --replace-all')
+            [CompletionResult]::new('--new', '--new', [CompletionResultType]::ParameterName, 'The replacement text')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence of --old')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;patch' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Strip N leading components from the paths in the patch, as `git apply -p`')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;check' {
+            [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Check the files a diff touches, counting as new only what it introduced')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content of the git index')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;servers' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;help' {
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write PATH (new content from --content, else stdin) and report')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
+            [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'lspgate;help;write' {
+            break
+        }
+        'lspgate;help;edit' {
+            break
+        }
+        'lspgate;help;patch' {
+            break
+        }
+        'lspgate;help;check' {
+            break
+        }
+        'lspgate;help;servers' {
+            break
+        }
+        'lspgate;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

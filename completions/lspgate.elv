@@ -1,0 +1,152 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[lspgate] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'lspgate'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'lspgate'= {
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand write 'Write PATH (new content from --content, else stdin) and report'
+            cand edit 'Replace --old by --new in PATH and report'
+            cand patch 'Apply a unified diff (git or plain, several files) and report'
+            cand check 'Report on files without editing them'
+            cand servers 'List the known servers, which are installed, and the files they cover'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'lspgate;write'= {
+            cand --content 'The new content; read from stdin when absent'
+            cand --format 'Output form [default: text]'
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;edit'= {
+            cand --old 'The exact text to replace; it must occur once unless --replace-all'
+            cand --new 'The replacement text'
+            cand --format 'Output form [default: text]'
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --replace-all 'Replace every occurrence of --old'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;patch'= {
+            cand -p 'Strip N leading components from the paths in the patch, as `git apply -p`'
+            cand --format 'Output form [default: text]'
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;check'= {
+            cand --patch 'Check the files a diff touches, counting as new only what it introduced'
+            cand --format 'Output form [default: text]'
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --staged 'Check the staged content of the git index'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;servers'= {
+            cand --format 'Output form'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;help'= {
+            cand write 'Write PATH (new content from --content, else stdin) and report'
+            cand edit 'Replace --old by --new in PATH and report'
+            cand patch 'Apply a unified diff (git or plain, several files) and report'
+            cand check 'Report on files without editing them'
+            cand servers 'List the known servers, which are installed, and the files they cover'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'lspgate;help;write'= {
+        }
+        &'lspgate;help;edit'= {
+        }
+        &'lspgate;help;patch'= {
+        }
+        &'lspgate;help;check'= {
+        }
+        &'lspgate;help;servers'= {
+        }
+        &'lspgate;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

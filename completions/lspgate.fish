@@ -1,0 +1,140 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_lspgate_global_optspecs
+    string join \n C= root= trust-project h/help V/version
+end
+
+function __fish_lspgate_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_lspgate_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_lspgate_using_subcommand
+    set -l cmd (__fish_lspgate_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c lspgate -n "__fish_lspgate_needs_command" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_needs_command" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_needs_command" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_needs_command" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_needs_command" -s V -l version -d 'Print version'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l content -d 'The new content; read from stdin when absent' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l old -d 'The exact text to replace; it must occur once unless --replace-all' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l new -d 'The replacement text' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l replace-all -d 'Replace every occurrence of --old'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s p -d 'Strip N leading components from the paths in the patch, as `git apply -p`' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l patch -d 'Check the files a diff touches, counting as new only what it introduced' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l staged -d 'Check the staged content of the git index'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l format -d 'Output form' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
