@@ -23,6 +23,13 @@ const FAST: [&str; 6] = [
 /// more.
 const FAST_BOUND: Duration = Duration::from_secs(1 + 1 + 3 + 2);
 
+/// Long waits, to show that a run on a prompt server ends when the server has settled
+/// rather than when a wait runs out.
+const LONG: [&str; 4] = ["--timeout", "20s", "--cross-file-timeout", "20s"];
+
+/// Far below any of `LONG`'s waits, far above what a fake-server run needs (under 1s).
+const LONG_BOUND: Duration = Duration::from_secs(8);
+
 /// The diagnostics of a JSON report's file `path`.
 #[track_caller]
 fn json_file<'a>(report: &'a Value, path: &str) -> &'a Value {
@@ -524,8 +531,11 @@ fn clean_edit_exits_0_and_prints_only_the_summary() {
         .file("a.fake", "one\n")
         .fake_server(&[])
         .args(["write", "a.fake", "--content", "one\ntwo\n"])
+        .args(LONG)
         .run();
     out.assert_code(0);
+    // Nothing to wait for once the clean publish is in: no wait runs out.
+    out.assert_elapsed_below(LONG_BOUND);
     assert!(out.stdout.starts_with("<diagnostic_summary>\n"), "{out}");
     assert_eq!(
         out.stdout.matches('<').count(),
@@ -643,8 +653,11 @@ fn greet_workspace(server_args: &[&str]) -> Test {
 fn breaking_a_dependent_is_reported_in_project_diagnostics() {
     let out = greet_workspace(&[])
         .args(["edit", "a.fake", "--old", "greet", "--new", "hello"])
+        .args(LONG)
         .run();
     out.assert_code(1);
+    // The waits end once the server has settled, not when they run out.
+    out.assert_elapsed_below(LONG_BOUND);
     assert_eq!(
         out.block("file_diagnostics"),
         None,
@@ -907,7 +920,12 @@ fn assert_checked(mode: &str) -> crate::support::Output {
 
 #[test]
 fn fault_hang_initialize() {
-    assert_unchecked("hang-initialize");
+    let out = assert_unchecked("hang-initialize");
+    // The budget that ran out is the start-up one (FAST's 3s), not the primary wait's.
+    assert!(
+        out.notes().iter().any(|n| n.contains("3s")),
+        "the note should name the start-up budget that ran out\n{out}"
+    );
 }
 
 #[test]
