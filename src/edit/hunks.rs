@@ -201,7 +201,8 @@ fn explain(image: &[ImageLine], hunk: &Hunk<'_>) -> String {
         .map(|line| line.text.as_slice())
         .collect();
     if found.is_empty() {
-        out += &format!("  found: the file has only {} lines", image.len());
+        let plural = if image.len() == 1 { "" } else { "s" };
+        out += &format!("  found: the file has only {} line{plural}", image.len());
         return out;
     }
     out += &format!("  found at line {line_no}:\n");
@@ -274,6 +275,16 @@ mod tests {
         );
         let out = apply(base, &[h]).map_err(|f| f.details);
         assert_eq!(out.as_deref(), Ok(&b"one\r\n2\r\n"[..]));
+    }
+
+    #[test]
+    fn failure_past_the_end_says_how_long_the_file_is() {
+        let h = hunk(10, &[(Kind::Context, "z\n"), (Kind::Insert, "new\n")]);
+        let failure = apply(b"a\n", &[h]).expect_err("the hunk must not apply");
+        assert_eq!(
+            failure.details,
+            "  expected at line 10:\n    |z\n  found: the file has only 1 line"
+        );
     }
 
     #[test]

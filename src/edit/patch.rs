@@ -9,7 +9,8 @@
 //! `diff -N` conventions (a missing side dated at the epoch means `/dev/null`).
 //! Where we are more lenient, on purpose, for patches agents write:
 //! - a path that does not exist once `-p N` is stripped, while the unstripped one
-//!   does, is taken unstripped (patches without `a/` `b/`), and new files follow;
+//!   does, is taken unstripped (patches without `a/` `b/`), and the patch's other
+//!   paths, new files included, follow;
 //! - in a CRLF file, a hunk written with LF endings matches as CRLF (see `hunks`);
 //! - a hunk without trailing context need not match at the end of the file.
 //!
@@ -395,6 +396,9 @@ fn header_has_epoch_date(line: &[u8]) -> bool {
 
 /// `path` without its first `n` components, as `git apply -p n` strips them
 /// (repeated slashes count as one); `None` when nothing would be left.
+///
+/// Not diffy's `FileOperation::strip_prefix`: that keeps the last component when too
+/// few remain, where git refuses, and strips `rename from` names like the others.
 fn strip_components(path: &[u8], n: usize) -> Option<&[u8]> {
     let mut rest = path;
     for _ in 0..n {
@@ -504,9 +508,16 @@ impl<'w> Tree<'w> {
     }
 
     /// The existing file that `names` (most likely first) mean, stripped by `strip`
-    /// or, failing that, not stripped at all.
-    fn existing(&mut self, names: &[&[u8]], strip: usize) -> Result<usize, EditError> {
-        for level in [strip, 0] {
+    /// or, failing that, not stripped at all; unstripped first when the patch as a
+    /// whole names its files without prefixes, so that all its files agree.
+    fn existing(
+        &mut self,
+        names: &[&[u8]],
+        strip: usize,
+        unprefixed: bool,
+    ) -> Result<usize, EditError> {
+        let levels = if unprefixed { [0, strip] } else { [strip, 0] };
+        for level in levels {
             for name in names {
                 let Some(stripped) = strip_components(name, level) else {
                     continue;
@@ -585,7 +596,7 @@ impl<'w> Tree<'w> {
                 self.create(name, &hunks, new_mode)
             }
             FileOperation::Delete(name) => {
-                let i = self.existing(&[name], strip)?;
+                let i = self.existing(&[name], strip, unprefixed)?;
                 self.delete(i, &hunks)
             }
             // `diff -N` marks the missing side with the epoch date, not /dev/null.
@@ -594,11 +605,12 @@ impl<'w> Tree<'w> {
                 self.create(name, &hunks, new_mode)
             }
             FileOperation::Modify { original, .. } if new_missing && !old_missing => {
-                let i = self.existing(&[original], strip)?;
+                let i = self.existing(&[original], strip, unprefixed)?;
                 self.delete(i, &hunks)
             }
             FileOperation::Modify { original, modified } => {
-                match self.existing(&modify_candidates(original, modified, strip), strip) {
+                let names = modify_candidates(original, modified, strip);
+                match self.existing(&names, strip, unprefixed) {
                     Ok(i) => self.modify(i, &hunks, new_mode),
                     // A plain diff of a new file whose old side is not /dev/null.
                     Err(_) if creates_from_nothing(&hunks) => {
@@ -686,7 +698,7 @@ impl<'w> Tree<'w> {
         new_mode: Option<FileMode>,
         copy: bool,
     ) -> Result<(), EditError> {
-        let f = self.existing(&[from], strip)?;
+        let f = self.existing(&[from], strip, false)?;
         if self.slots[f].target.path != self.slots[f].target.real {
             let message = "renaming or copying a symbolic link is not supported";
             return Err(EditError::path(&self.slots[f].shown, message));

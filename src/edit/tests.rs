@@ -718,6 +718,35 @@ fn unprefixed_agent_patch_applies_at_p1() {
 }
 
 #[test]
+fn unprefixed_patch_keeps_its_style_when_names_collide() {
+    // `src/utils/index.ts` stripped by one is `utils/index.ts`, which exists too; the
+    // patch's other file shows it is written without prefixes.
+    let (_dir, ws) = workspace(&[
+        file("src/app.ts", "a\n"),
+        file("src/utils/index.ts", "i\n"),
+        file("utils/index.ts", "i\n"),
+    ]);
+    let patch = "\
+--- src/app.ts
++++ src/app.ts
+@@ -1 +1 @@
+-a
++A
+--- src/utils/index.ts
++++ src/utils/index.ts
+@@ -1 +1 @@
+-i
++I
+";
+    apply_ours(&ws, patch.as_bytes(), 1).expect("applies");
+    assert_eq!(
+        fs::read(ws.join("src/utils/index.ts")).expect("read"),
+        b"I\n"
+    );
+    assert_eq!(fs::read(ws.join("utils/index.ts")).expect("read"), b"i\n");
+}
+
+#[test]
 fn lf_patch_applies_to_crlf_file_as_crlf() {
     // git apply refuses this; agents write it all the time.
     let (_dir, ws) = workspace(&[file("w.txt", "one\r\ntwo\r\nthree\r\n")]);
