@@ -76,6 +76,8 @@ fn the_expected_surface_is_the_real_one() {
     root.build();
     let subcommands: Vec<&str> = root
         .get_subcommands()
+        // Hidden ones (an internal daemon entry) are no part of the surface.
+        .filter(|sub| !sub.is_hide_set())
         .map(clap::Command::get_name)
         .filter(|name| *name != "help")
         .collect();

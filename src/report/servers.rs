@@ -156,7 +156,16 @@ fn render_file(doctor: &Doctor, file: &FileExplanation, out: &mut dyn Write) -> 
     }
     writeln!(out, "  root:       {}", root(choice))?;
     if let Some(server) = server {
-        writeln!(out, "  command:    {}", command_line(server))?;
+        match &server.path {
+            // Where it resolves on PATH: "why not mine" is sometimes another binary.
+            Some(path) => writeln!(
+                out,
+                "  command:    {} (runs {})",
+                command_line(server),
+                path.display()
+            )?,
+            None => writeln!(out, "  command:    {}", command_line(server))?,
+        }
         writeln!(out, "  from:       {}", origin_text(server.origin))?;
         if missing {
             writeln!(out, "  install:    {}", server.install_hint)?;
@@ -471,6 +480,10 @@ mod tests {
         );
         assert!(text.contains("  disabled:   off"), "{text}");
         assert!(!text.contains("install:    "), "{text}");
+        assert!(
+            text.contains("  command:    pyright-ls --stdio (runs /usr/bin/pyright-ls)\n"),
+            "{text}"
+        );
     }
 
     #[test]
