@@ -118,8 +118,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         let Some(program) = config::which(&g.spec.command) else {
             g.status = ServerStatus::Missing;
             g.detail = Some(format!(
-                "{} is not installed (`{}` not on PATH; install: {})",
-                g.spec.name, g.spec.command, g.spec.install_hint
+                "not installed (`{}` not on PATH; install: {})",
+                g.spec.command, g.spec.install_hint
             ));
             continue;
         };
@@ -130,7 +130,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             }
             Err(e) => {
                 g.status = ServerStatus::Failed;
-                g.detail = Some(format!("{} failed to start: {e}", g.spec.name));
+                g.detail = Some(format!("failed to start `{}`: {e}", g.spec.command));
             }
         }
     }
@@ -188,11 +188,28 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     if !cold_servers.is_empty() {
         wait::settle_servers(pool, &cold_servers, before_deadline);
     }
+    // A server that has not answered `initialize` within the start-up budget is
+    // given up on now, not waited for again in every later phase.
+    for g in &groups {
+        if let Some(s) = g.server
+            && g.cold
+            && pool.servers[s].ready_at.is_none()
+            && !pool.servers[s].is_dead()
+        {
+            pool.kill(
+                s,
+                format!(
+                    "did not answer initialize within {} (--startup-timeout)",
+                    fmt_duration(opts.startup_timeout)
+                ),
+            );
+        }
+    }
     let before_outcome = wait::settle(pool, &before_targets, before_deadline);
     let mut before: HashMap<(usize, PathBuf), Vec<Diagnostic>> = HashMap::new();
     let mut before_missing: Vec<PathBuf> = Vec::new();
     for (t, fresh) in before_targets.iter().zip(&before_outcome.fresh) {
-        if !fresh {
+        if !fresh && !pool.servers[t.server].is_dead() {
             before_missing.push(t.path.clone());
         }
         before.insert((t.server, t.path.clone()), current(pool, t.server, &t.path));
@@ -342,10 +359,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             } else {
                 ServerStatus::Failed
             };
-            g.detail = Some(format!(
-                "{}: {reason}; its files were not checked",
-                g.spec.name
-            ));
+            g.detail = Some(format!("{reason}; its files were not checked"));
             continue;
         }
         let mut problems: Vec<String> = Vec::new();
@@ -371,7 +385,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 .iter()
                 .find(|u| u.path.is_none())
                 .map(|u| u.reason.clone());
-            let mut text = format!("{} {label} after {}", g.spec.name, fmt_duration(limit));
+            let mut text = format!("{label} after {}", fmt_duration(limit));
             if let Some(why) = why {
                 text.push_str(&format!(" ({why})"));
             }

@@ -155,6 +155,15 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
             _ => true,
         };
     }
+    // No publish since the trigger, but the server said it finished the file (clangd's
+    // fileStatus "idle"): its diagnostics did not change.
+    if server
+        .idle
+        .get(&t.path)
+        .is_some_and(|&idle| idle > t.trigger)
+    {
+        return true;
+    }
     // No publish since the trigger. typescript-language-server sends nothing when a
     // file stays clean, and gopls nothing when nothing changed: once the server has
     // published this file before and has been quiet long enough, it is unchanged.

@@ -27,6 +27,9 @@ use transport::{Incoming, Transport};
 const LOG_RING: usize = 100;
 const SHOW_RING: usize = 50;
 
+/// The name prefix of a server [`Pool::stop`] retired; no spec name starts with it.
+const RETIRED: &str = "\u{0}retired:";
+
 /// Where a server is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerState {
@@ -144,6 +147,10 @@ pub struct Server {
     /// is the server's bug, not ours to wait for.
     pub logs: VecDeque<(i32, String)>,
     pub shown: VecDeque<(i32, String)>,
+    /// clangd's `textDocument/clangd.fileStatus`: pool clock of the last "idle" per
+    /// file. clangd publishes nothing for a file whose rebuild changed nothing, and
+    /// says "idle" after any publish, so idle after a change means "done".
+    pub idle: HashMap<PathBuf, u64>,
     /// Non-LSP output and unparseable frames seen.
     pub garbage: usize,
     /// Whether the server said it handles `didSave` (statically or by registration).
@@ -227,6 +234,9 @@ impl Server {
     }
 }
 
+/// Called with the servers' state after every pump.
+pub type Observer = Box<dyn FnMut(&[Server])>;
+
 /// A set of running servers whose messages arrive on one channel.
 pub struct Pool {
     pub servers: Vec<Server>,
@@ -235,7 +245,7 @@ pub struct Pool {
     /// Counts every message sent and received: "after" means a higher clock.
     pub clock: u64,
     /// Called after every pump, to show progress (the stderr status line).
-    pub observer: Option<Box<dyn FnMut(&[Server])>>,
+    pub observer: Option<Observer>,
 }
 
 impl Default for Pool {
@@ -297,6 +307,7 @@ impl Pool {
             pulls_in_flight: HashSet::new(),
             logs: VecDeque::new(),
             shown: VecDeque::new(),
+            idle: HashMap::new(),
             garbage: 0,
             wants_save: true,
         };
@@ -410,6 +421,17 @@ impl Pool {
         }
     }
 
+    /// Stop a server that is of no more use (it never answered `initialize`): kill it
+    /// and record why.
+    pub fn kill(&mut self, index: usize, reason: String) {
+        let server = &mut self.servers[index];
+        server.transport.finish(Instant::now());
+        server.state = ServerState::Dead(reason);
+        server.pulls_in_flight.clear();
+        server.pending.clear();
+        server.progress.clear();
+    }
+
     /// Tell the server the file was written to disk.
     pub fn save(&mut self, index: usize, path: &Path) {
         self.clock += 1;
@@ -477,6 +499,69 @@ impl Pool {
             "textDocument/diagnostic".into(),
             json!({ "textDocument": { "uri": uri::from_path(path) } }),
         )));
+    }
+
+    /// The channel every server's messages arrive on, for a caller that waits on it
+    /// together with other channels (the daemon's main loop) and then calls
+    /// [`Pool::pump`]. Receiving from it directly would lose the message.
+    pub fn events(&self) -> &Receiver<(usize, Incoming)> {
+        &self.rx
+    }
+
+    /// Stop one server (`shutdown`, then `exit`, bounded by `grace`, then kill) and
+    /// retire it: its slot stays, since messages are tagged by index, but its name is
+    /// changed so that [`Pool::find`] no longer returns it and the next run starts a
+    /// fresh one. Also the way to retire a server that died by itself.
+    pub fn stop(&mut self, index: usize, grace: Duration) {
+        let deadline = Instant::now() + grace;
+        let Some(server) = self.servers.get_mut(index) else {
+            return;
+        };
+        if server.state == ServerState::Ready {
+            let id = server.next_request_id();
+            server.pending.insert(id.clone(), Pending::Shutdown);
+            server.transport.send(Message::Request(Request {
+                id,
+                method: "shutdown".into(),
+                params: Value::Null,
+            }));
+            while Instant::now() < deadline
+                && self.servers[index]
+                    .pending
+                    .values()
+                    .any(|p| matches!(p, Pending::Shutdown))
+                && !self.servers[index].is_dead()
+            {
+                if !self.pump(deadline) {
+                    break;
+                }
+            }
+        }
+        let server = &mut self.servers[index];
+        server
+            .transport
+            .send(Message::Notification(Notification::new(
+                "exit".into(),
+                Value::Null,
+            )));
+        server
+            .transport
+            .finish(deadline.max(Instant::now() + Duration::from_millis(200)));
+        if !server.is_dead() {
+            server.state = ServerState::Dead("stopped".into());
+        }
+        if !server.name.starts_with(RETIRED) {
+            server.name = format!("{RETIRED}{}", server.name);
+        }
+        server.docs.clear();
+        server.diagnostics.clear();
+    }
+
+    /// Whether [`Pool::stop`] retired this server.
+    pub fn is_retired(&self, index: usize) -> bool {
+        self.servers
+            .get(index)
+            .is_some_and(|s| s.name.starts_with(RETIRED))
     }
 
     /// `shutdown`, then `exit`, each bounded; whatever is still running at
@@ -702,6 +787,18 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
                 push_ring(&mut server.logs, LOG_RING, (level, text));
             } else {
                 push_ring(&mut server.shown, SHOW_RING, (level, text));
+            }
+        }
+        "textDocument/clangd.fileStatus" => {
+            let idle = n.params.get("state").and_then(|s| s.as_str()) == Some("idle");
+            let path = n
+                .params
+                .get("uri")
+                .and_then(|u| u.as_str())
+                .and_then(|u| lsp_types::Url::parse(u).ok())
+                .and_then(|u| uri::to_path(&u));
+            if let (true, Some(path)) = (idle, path) {
+                server.idle.insert(path, clock);
             }
         }
         "experimental/serverStatus" => {

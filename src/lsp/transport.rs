@@ -266,6 +266,38 @@ fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
     }
 }
 
+/// With `LSPGATE_TRACE=FILE`, every message in both directions is appended to FILE
+/// (for debugging a server's behaviour; off by default).
+fn trace(dir: &str, msg: &Message) {
+    use std::sync::OnceLock;
+    static FILE: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        let path = std::env::var_os("LSPGATE_TRACE")?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
+            .map(Mutex::new)
+    });
+    if let Some(f) = file
+        && let Ok(mut f) = f.lock()
+    {
+        let text = serde_json::to_string(msg).unwrap_or_default();
+        let mut text = text;
+        text.truncate(2000);
+        let _ = writeln!(
+            f,
+            "{:?} {dir} {text}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_millis()
+                % 100_000
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,37 +360,5 @@ mod tests {
             body.len()
         );
         assert_eq!(frames(input.as_bytes()), vec!["note t".to_string()]);
-    }
-}
-
-/// With `LSPGATE_TRACE=FILE`, every message in both directions is appended to FILE
-/// (for debugging a server's behaviour; off by default).
-fn trace(dir: &str, msg: &Message) {
-    use std::sync::OnceLock;
-    static FILE: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
-    let file = FILE.get_or_init(|| {
-        let path = std::env::var_os("LSPGATE_TRACE")?;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()
-            .map(Mutex::new)
-    });
-    if let Some(f) = file
-        && let Ok(mut f) = f.lock()
-    {
-        let text = serde_json::to_string(msg).unwrap_or_default();
-        let mut text = text;
-        text.truncate(2000);
-        let _ = writeln!(
-            f,
-            "{:?} {dir} {text}",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis()
-                % 100_000
-        );
     }
 }

@@ -223,12 +223,17 @@ pub fn summary_line(report: &Report) -> String {
     } else {
         "edit applied"
     };
-    format!(
-        "New: {}{fixed} ({state}; {} files checked across files in {:.2}s)",
-        new.phrase(),
-        report.cross_files_checked,
-        report.cross_file_secs,
-    )
+    // The cross-file clause only when other files were checked: "0 files checked
+    // across files" says nothing.
+    let cross = if report.cross_files_checked > 0 {
+        format!(
+            "; {} files checked across files in {:.2}s",
+            report.cross_files_checked, report.cross_file_secs
+        )
+    } else {
+        String::new()
+    };
+    format!("New: {}{fixed} ({state}{cross})", new.phrase())
 }
 
 /// A diagnostic's severity as lspgate ranks and prints it. A missing severity is an

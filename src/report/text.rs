@@ -257,7 +257,7 @@ New: 6 errors, 0 warnings (edit applied; 2 files checked across files in 0.41s)
 <diagnostic_summary>
 Current file: 0 errors, 0 warnings
 Project: 0 errors, 0 warnings
-New: 0 errors, 0 warnings (edit applied; 0 files checked across files in 0.00s)
+New: 0 errors, 0 warnings (edit applied)
 </diagnostic_summary>
 "
         );
@@ -293,7 +293,7 @@ New: 0 errors, 0 warnings (edit applied; 0 files checked across files in 0.00s)
 <diagnostic_summary>
 Current file: 0 errors, 0 warnings
 Project: 0 errors, 0 warnings
-New: 0 errors, 0 warnings, fixed 2 (edit applied; 0 files checked across files in 0.00s)
+New: 0 errors, 0 warnings, fixed 2 (edit applied)
 note: src/b.py was not checked: no server answered
 note: pyright: timed out after 5s; src/a.py not checked
 note: gopls: not installed; its files were not checked
