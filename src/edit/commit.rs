@@ -52,12 +52,7 @@ pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
         }
     };
 
-    let total = staged.len()
-        + plan
-            .changes
-            .iter()
-            .filter(|c| c.after.is_none() || c.renamed_from.is_some())
-            .count();
+    let total = staged.len() + plan.changes.iter().filter_map(removed).count();
     let mut done = 0;
     let mut touched_dirs: Vec<PathBuf> = Vec::new();
     for file in staged {
@@ -78,12 +73,7 @@ pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
         touched_dirs.extend(file.target.parent().map(Path::to_path_buf));
     }
 
-    for change in &plan.changes {
-        let gone = match (&change.after, &change.renamed_from) {
-            (None, _) => &change.path,
-            (Some(_), Some(from)) => from,
-            (Some(_), None) => continue,
-        };
+    for gone in plan.changes.iter().filter_map(removed) {
         match fs::remove_file(gone) {
             Ok(()) => {}
             Err(e) if is_missing(&e) => {}
@@ -115,6 +105,14 @@ pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
         }
     }
     Ok(())
+}
+
+/// The path a change removes: a deleted file, or a renamed file's old path.
+fn removed(change: &FileChange) -> Option<&Path> {
+    match (&change.after, &change.renamed_from) {
+        (None, _) => Some(&change.path),
+        (Some(_), from) => from.as_deref(),
+    }
 }
 
 /// A new content, written and synced, waiting to be renamed over `target`.
