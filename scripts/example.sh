@@ -25,7 +25,7 @@ export LSPGATE_NO_DAEMON=1
 
 old='def greet(name: str)'
 new='def greet(name: str, greeting: str)'
-printf '$ lspgate -C %s edit lib/greeting.py --old %q --new %q\n' "$tmp" "$old" "$new"
+printf "\$ lspgate -C %s edit lib/greeting.py --old '%s' --new '%s'\n" "$tmp" "$old" "$new"
 status=0
 "$lspgate" -C "$tmp" edit lib/greeting.py --old "$old" --new "$new" || status=$?
 echo
