@@ -92,6 +92,15 @@ impl ServerSpec {
     }
 }
 
+/// Root markers of the Python servers (pyright and basedpyright read the same files).
+const PYTHON_ROOTS: &[&str] = &[
+    "pyrightconfig.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+];
+
 fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
@@ -124,13 +133,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             extensions: strs(&["py", "pyi"]),
             language_ids: vec![],
             default_language_id: "python".into(),
-            root_markers: strs(&[
-                "pyrightconfig.json",
-                "pyproject.toml",
-                "setup.py",
-                "setup.cfg",
-                "requirements.txt",
-            ]),
+            root_markers: strs(PYTHON_ROOTS),
             settings: json!({ "python": { "analysis": python_analysis.clone() } }),
             initialization_options: None,
             wait: WaitProfile {
@@ -148,13 +151,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             extensions: strs(&["py", "pyi"]),
             language_ids: vec![],
             default_language_id: "python".into(),
-            root_markers: strs(&[
-                "pyrightconfig.json",
-                "pyproject.toml",
-                "setup.py",
-                "setup.cfg",
-                "requirements.txt",
-            ]),
+            root_markers: strs(PYTHON_ROOTS),
             settings: json!({
                 "python": {},
                 "basedpyright": { "analysis": python_analysis },
