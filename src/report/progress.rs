@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::lsp::Server;
+use crate::lsp::{Progress, Server};
 
 /// Waits shorter than this show nothing.
 const SHOW_AFTER: Duration = Duration::from_millis(1000);
@@ -64,9 +64,17 @@ impl Drop for StatusLine {
 /// "pyright: indexing 40% (1.2s)": the first server with progress under way, else
 /// the first one still running.
 pub fn describe(servers: &[Server], elapsed: Duration) -> String {
-    let secs = elapsed.as_secs_f64();
-    let busy = servers.iter().filter(|s| !s.is_dead()).find_map(|s| {
-        s.progress.values().next().map(|p| {
+    let live: Vec<(&str, Option<&Progress>)> = servers
+        .iter()
+        .filter(|s| !s.is_dead())
+        .map(|s| (s.name.as_str(), s.progress.values().next()))
+        .collect();
+    describe_parts(&live, elapsed)
+}
+
+fn describe_parts(servers: &[(&str, Option<&Progress>)], elapsed: Duration) -> String {
+    let busy = servers.iter().find_map(|(name, progress)| {
+        progress.map(|p| {
             let mut parts = vec![];
             if !p.title.is_empty() {
                 parts.push(p.title.clone());
@@ -80,27 +88,59 @@ pub fn describe(servers: &[Server], elapsed: Duration) -> String {
             if parts.is_empty() {
                 parts.push("working".into());
             }
-            format!("{}: {}", s.name, parts.join(" "))
+            format!("{name}: {}", parts.join(" "))
         })
     });
     let text = busy.unwrap_or_else(|| {
-        let names: Vec<&str> = servers
-            .iter()
-            .filter(|s| !s.is_dead())
-            .map(|s| s.name.as_str())
-            .collect();
-        format!(
-            "{}: waiting for diagnostics",
-            if names.is_empty() {
-                "lspgate".to_string()
-            } else {
-                names.join(", ")
-            }
-        )
+        let names: Vec<&str> = servers.iter().map(|(n, _)| *n).collect();
+        let who = if names.is_empty() {
+            "lspgate".to_string()
+        } else {
+            names.join(", ")
+        };
+        format!("{who}: waiting for diagnostics")
     });
+    // Control characters from a server must not reach the terminal.
     let mut text: String = text.chars().filter(|c| !c.is_control()).collect();
     if text.chars().count() > 70 {
         text = text.chars().take(69).collect::<String>() + "…";
     }
-    format!("{text} ({secs:.1}s)")
+    format!("{text} ({:.1}s)", elapsed.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shows_the_first_progress_with_its_percentage() {
+        let p = Progress {
+            title: "indexing".into(),
+            message: None,
+            percentage: Some(40),
+        };
+        let got = describe_parts(
+            &[("gopls", None), ("pyright", Some(&p))],
+            Duration::from_millis(1234),
+        );
+        assert_eq!(got, "pyright: indexing 40% (1.2s)");
+    }
+
+    #[test]
+    fn without_progress_names_the_servers_waited_for() {
+        let got = describe_parts(&[("clangd", None)], Duration::from_secs(2));
+        assert_eq!(got, "clangd: waiting for diagnostics (2.0s)");
+    }
+
+    #[test]
+    fn escapes_and_long_titles_are_tamed() {
+        let p = Progress {
+            title: "\u{1b}[31mx".repeat(30),
+            message: Some("m".into()),
+            percentage: None,
+        };
+        let got = describe_parts(&[("s", Some(&p))], Duration::ZERO);
+        assert!(!got.contains('\u{1b}'), "{got}");
+        assert!(got.chars().count() <= 70 + " (0.0s)".len(), "{got}");
+    }
 }
