@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -136,12 +137,82 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'lspgate;daemon' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the daemon unless it is running')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop the daemon and its servers')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Stop the daemon, then start a new one')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'lspgate;daemon;start' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;daemon;stop' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;daemon;status' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;daemon;restart' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;daemon;help' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the daemon unless it is running')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop the daemon and its servers')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Stop the daemon, then start a new one')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'lspgate;daemon;help;start' {
+            break
+        }
+        'lspgate;daemon;help;stop' {
+            break
+        }
+        'lspgate;daemon;help;status' {
+            break
+        }
+        'lspgate;daemon;help;restart' {
+            break
+        }
+        'lspgate;daemon;help;help' {
+            break
+        }
         'lspgate;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write PATH (new content from --content, else stdin) and report')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -158,6 +229,25 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;help;servers' {
+            break
+        }
+        'lspgate;help;daemon' {
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the daemon unless it is running')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop the daemon and its servers')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Stop the daemon, then start a new one')
+            break
+        }
+        'lspgate;help;daemon;start' {
+            break
+        }
+        'lspgate;help;daemon;stop' {
+            break
+        }
+        'lspgate;help;daemon;status' {
+            break
+        }
+        'lspgate;help;daemon;restart' {
             break
         }
         'lspgate;help;help' {

@@ -19,6 +19,9 @@ _lspgate() {
             lspgate,check)
                 cmd="lspgate__subcmd__check"
                 ;;
+            lspgate,daemon)
+                cmd="lspgate__subcmd__daemon"
+                ;;
             lspgate,edit)
                 cmd="lspgate__subcmd__edit"
                 ;;
@@ -34,8 +37,41 @@ _lspgate() {
             lspgate,write)
                 cmd="lspgate__subcmd__write"
                 ;;
+            lspgate__subcmd__daemon,help)
+                cmd="lspgate__subcmd__daemon__subcmd__help"
+                ;;
+            lspgate__subcmd__daemon,restart)
+                cmd="lspgate__subcmd__daemon__subcmd__restart"
+                ;;
+            lspgate__subcmd__daemon,start)
+                cmd="lspgate__subcmd__daemon__subcmd__start"
+                ;;
+            lspgate__subcmd__daemon,status)
+                cmd="lspgate__subcmd__daemon__subcmd__status"
+                ;;
+            lspgate__subcmd__daemon,stop)
+                cmd="lspgate__subcmd__daemon__subcmd__stop"
+                ;;
+            lspgate__subcmd__daemon__subcmd__help,help)
+                cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__help"
+                ;;
+            lspgate__subcmd__daemon__subcmd__help,restart)
+                cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__restart"
+                ;;
+            lspgate__subcmd__daemon__subcmd__help,start)
+                cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__start"
+                ;;
+            lspgate__subcmd__daemon__subcmd__help,status)
+                cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__status"
+                ;;
+            lspgate__subcmd__daemon__subcmd__help,stop)
+                cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__stop"
+                ;;
             lspgate__subcmd__help,check)
                 cmd="lspgate__subcmd__help__subcmd__check"
+                ;;
+            lspgate__subcmd__help,daemon)
+                cmd="lspgate__subcmd__help__subcmd__daemon"
                 ;;
             lspgate__subcmd__help,edit)
                 cmd="lspgate__subcmd__help__subcmd__edit"
@@ -52,6 +88,18 @@ _lspgate() {
             lspgate__subcmd__help,write)
                 cmd="lspgate__subcmd__help__subcmd__write"
                 ;;
+            lspgate__subcmd__help__subcmd__daemon,restart)
+                cmd="lspgate__subcmd__help__subcmd__daemon__subcmd__restart"
+                ;;
+            lspgate__subcmd__help__subcmd__daemon,start)
+                cmd="lspgate__subcmd__help__subcmd__daemon__subcmd__start"
+                ;;
+            lspgate__subcmd__help__subcmd__daemon,status)
+                cmd="lspgate__subcmd__help__subcmd__daemon__subcmd__status"
+                ;;
+            lspgate__subcmd__help__subcmd__daemon,stop)
+                cmd="lspgate__subcmd__help__subcmd__daemon__subcmd__stop"
+                ;;
             *)
                 ;;
         esac
@@ -59,7 +107,7 @@ _lspgate() {
 
     case "${cmd}" in
         lspgate)
-            opts="-C -h -V --root --trust-project --help --version write edit patch check servers help"
+            opts="-C -h -V --root --trust-project --help --version write edit patch check servers daemon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -134,6 +182,204 @@ _lspgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        lspgate__subcmd__daemon)
+            opts="-C -h --root --trust-project --help start stop status restart help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help)
+            opts="start stop status restart help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__restart)
+            opts="-C -h --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__start)
+            opts="-C -h --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__status)
+            opts="-C -h --format --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__daemon__subcmd__stop)
+            opts="-C -h --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         lspgate__subcmd__edit)
             opts="-q -C -h --old --new --replace-all --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -193,7 +439,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help)
-            opts="write edit patch check servers help"
+            opts="write edit patch check servers daemon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +455,76 @@ _lspgate() {
         lspgate__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__daemon)
+            opts="start stop status restart"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__daemon__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__daemon__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__daemon__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__daemon__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

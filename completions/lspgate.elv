@@ -30,6 +30,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
             cand servers 'List the known servers, which are installed, and the files they cover'
+            cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;write'= {
@@ -127,12 +128,71 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'lspgate;daemon'= {
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand start 'Start the daemon unless it is running'
+            cand stop 'Stop the daemon and its servers'
+            cand status 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running'
+            cand restart 'Stop the daemon, then start a new one'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'lspgate;daemon;start'= {
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;daemon;stop'= {
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;daemon;status'= {
+            cand --format 'Output form'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;daemon;restart'= {
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;daemon;help'= {
+            cand start 'Start the daemon unless it is running'
+            cand stop 'Stop the daemon and its servers'
+            cand status 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running'
+            cand restart 'Stop the daemon, then start a new one'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'lspgate;daemon;help;start'= {
+        }
+        &'lspgate;daemon;help;stop'= {
+        }
+        &'lspgate;daemon;help;status'= {
+        }
+        &'lspgate;daemon;help;restart'= {
+        }
+        &'lspgate;daemon;help;help'= {
+        }
         &'lspgate;help'= {
             cand write 'Write PATH (new content from --content, else stdin) and report'
             cand edit 'Replace --old by --new in PATH and report'
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
             cand servers 'List the known servers, which are installed, and the files they cover'
+            cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;help;write'= {
@@ -144,6 +204,20 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         &'lspgate;help;check'= {
         }
         &'lspgate;help;servers'= {
+        }
+        &'lspgate;help;daemon'= {
+            cand start 'Start the daemon unless it is running'
+            cand stop 'Stop the daemon and its servers'
+            cand status 'Show the daemon''s pid, uptime, memory and servers; exit 1 when none is running'
+            cand restart 'Stop the daemon, then start a new one'
+        }
+        &'lspgate;help;daemon;start'= {
+        }
+        &'lspgate;help;daemon;stop'= {
+        }
+        &'lspgate;help;daemon;status'= {
+        }
+        &'lspgate;help;daemon;restart'= {
         }
         &'lspgate;help;help'= {
         }

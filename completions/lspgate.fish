@@ -34,6 +34,7 @@ complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "edit" -d 'Replace -
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "check" -d 'Report on files without editing them'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l content -d 'The new content; read from stdin when absent' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l format -d 'Output form [default: text]' -r -f -a "text\t''
@@ -132,9 +133,46 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s C -d 'Run as
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s h -l help -d 'Print help'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "check" -d 'Report on files without editing them'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -f -a "start" -d 'Start the daemon unless it is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -f -a "stop" -d 'Stop the daemon and its servers'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -f -a "restart" -d 'Stop the daemon, then start a new one'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from start" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from start" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from start" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from stop" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from stop" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from stop" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l format -d 'Output form' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from restart" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from restart" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from restart" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the daemon unless it is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop the daemon and its servers'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Stop the daemon, then start a new one'
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "start" -d 'Start the daemon unless it is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "stop" -d 'Stop the daemon and its servers'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "restart" -d 'Stop the daemon, then start a new one'

@@ -86,6 +86,28 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Start, stop or inspect the warm daemon that keeps this workspace's servers running.
+    Daemon {
+        #[command(subcommand)]
+        action: DaemonAction,
+    },
+}
+
+/// What `daemon` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum DaemonAction {
+    /// Start the daemon unless it is running.
+    Start,
+    /// Stop the daemon and its servers.
+    Stop,
+    /// Show the daemon's pid, uptime, memory and servers; exit 1 when none is running.
+    Status {
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Stop the daemon, then start a new one.
+    Restart,
 }
 
 /// Options shared by the reporting commands (write, edit, patch, check).

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod daemon;
 pub mod dependents;
 pub mod diff;
 pub mod doctor;
@@ -35,6 +36,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Run lspgate with these arguments; returns the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(code) = daemon::serve_if_asked(&args) {
+        return code;
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -166,6 +171,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 |_| Ok(pipeline::Job::Check(paths)),
             )
         }
+        Command::Daemon { action } => daemon::client::command(&action, &workspace),
         Command::Servers { file, format } => {
             let doctor = doctor::gather(&workspace, &run_dir, cli.trust_project, file.as_deref())?;
             report::servers::print(&doctor, format)?;
@@ -200,15 +206,22 @@ fn report_run(
         servers: loaded.servers,
         options: options.clone(),
     };
-    let mut pool = lsp::Pool::new();
-    if let Some(mut line) = report::progress::StatusLine::for_stderr(args.quiet) {
-        pool.observer = Some(Box::new(move |servers| line.update(servers)));
-    }
-    let result = pipeline::run(&mut pool, &ctx, job);
-    // Dropping the observer clears the status line before the report prints.
-    pool.observer = None;
-    pool.shutdown_all(SHUTDOWN_GRACE);
-    let report = result?;
+    let report = if options.no_daemon {
+        run_in_process(&ctx, job, args.quiet)?
+    } else {
+        match daemon::client::run(&ctx, &job) {
+            daemon::client::Served::Report(report) => report,
+            daemon::client::Served::Failed(message) => anyhow::bail!(message),
+            daemon::client::Served::Unreachable(why) => {
+                print_error(&format!("note: {why}; running the servers in this process"));
+                run_in_process(&ctx, job, args.quiet)?
+            }
+            daemon::client::Served::Lost(why) => {
+                print_error(&why);
+                return Ok(exit::INCOMPLETE);
+            }
+        }
+    };
     let render = report::RenderOptions {
         format: options.format,
         all: options.all,
@@ -221,6 +234,23 @@ fn report_run(
     };
     report::print(&report, &render)?;
     Ok(report.exit_code)
+}
+
+/// The one-shot path: a fresh pool, stopped before returning.
+fn run_in_process(
+    ctx: &pipeline::Context,
+    job: pipeline::Job,
+    quiet: bool,
+) -> Result<report::Report, edit::EditError> {
+    let mut pool = lsp::Pool::new();
+    if let Some(mut line) = report::progress::StatusLine::for_stderr(quiet) {
+        pool.observer = Some(Box::new(move |servers| line.update(servers)));
+    }
+    let result = pipeline::run(&mut pool, ctx, job);
+    // Dropping the observer clears the status line before the report prints.
+    pool.observer = None;
+    pool.shutdown_all(SHUTDOWN_GRACE);
+    result
 }
 
 fn read_stdin() -> anyhow::Result<Vec<u8>> {

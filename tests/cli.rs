@@ -43,16 +43,17 @@ const REPORT: [&str; 12] = [
 ];
 
 /// Each subcommand with its own options and positional arguments (as help prints them).
-const COMMANDS: [(&str, &[&str], &[&str]); 5] = [
+const COMMANDS: [(&str, &[&str], &[&str]); 6] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p"], &["[PATCH]"]),
     ("check", &["--staged", "--patch"], &["[PATHS]..."]),
     ("servers", &["--format"], &["[FILE]"]),
+    ("daemon", &[], &["<COMMAND>"]),
 ];
 
 fn reporting(name: &str) -> bool {
-    name != "servers"
+    !matches!(name, "servers" | "daemon")
 }
 
 /// `-s` or `--long` for each argument of `cmd` that is an option, with globals.

@@ -1,4 +1,5 @@
 mod cli;
+mod daemon;
 mod fake;
 mod generated;
 mod real;

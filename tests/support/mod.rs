@@ -200,6 +200,27 @@ impl Test {
         snapshot(&self.workspace)
     }
 
+    /// Lets runs use the warm daemon, which the harness turns off by default. Its
+    /// socket, lock and log go to this test's private runtime dir, and a short idle
+    /// timeout is a backstop against a daemon a failed test leaves behind.
+    pub fn with_daemon(self) -> Test {
+        let runtime = self.private("runtime").join("lspgate");
+        self.env_remove("LSPGATE_NO_DAEMON")
+            .env("LSPGATE_RUNTIME_DIR", runtime)
+            .env("LSPGATE_IDLE_TIMEOUT", "60s")
+    }
+
+    /// The command `run` would start (arguments so far included), for tests that
+    /// start several runs at once.
+    pub fn to_command(&self) -> Command {
+        self.command()
+    }
+
+    /// One of the test's private directories (`fake`, `runtime`, `home`, ...).
+    pub fn private_dir(&self, name: &str) -> PathBuf {
+        self.private(name)
+    }
+
     /// Changes the watchdog's bound for this run.
     pub fn watchdog(mut self, bound: Duration) -> Test {
         self.watchdog = bound;

@@ -1,0 +1,467 @@
+//! The CLI side of the daemon: reach this workspace's daemon over its socket,
+//! starting it when nothing answers, hand it a run and take its report back; and the
+//! `daemon start|stop|status|restart` commands.
+//!
+//! Nothing here waits without a bound. When the daemon cannot be reached or started,
+//! [`run`] says so and the caller runs the servers in-process instead; once the daemon
+//! has taken a run up, the run is never made a second time.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cli::{DaemonAction, Format};
+use crate::pipeline::{Context, Job};
+use crate::report::Report;
+
+use super::SUBCOMMAND;
+use super::paths::{self, Paths};
+use super::protocol::{self, Deadlined, Identity, RequestRef, Response, RunRef, Status};
+
+/// How long a CLI tries to reach a daemon it has started before giving up on it.
+const CONNECT_BOUND: Duration = Duration::from_secs(10);
+/// A started daemon that exited at once (another one held the lock, and may be on its
+/// way out) is started again this often, at most.
+const RESPAWN_EVERY: Duration = Duration::from_millis(100);
+/// How long a run may wait for the runs queued before it.
+const QUEUE_BOUND: Duration = Duration::from_secs(300);
+/// Beyond the run's own timeouts: stopping a reconfigured server, re-syncing files.
+const RUN_MARGIN: Duration = Duration::from_secs(30);
+/// Sending a request, and short exchanges (status, stop).
+const EXCHANGE_BOUND: Duration = Duration::from_secs(10);
+/// How long `daemon stop` waits for the daemon to shut its servers down and exit.
+const STOP_BOUND: Duration = Duration::from_secs(10);
+/// Times a run is offered again after the daemon went away before taking it up.
+const ATTEMPTS: usize = 4;
+/// The log is cut when a daemon starts and finds it larger.
+const MAX_LOG: u64 = 1024 * 1024;
+
+/// How a run through the daemon ended.
+pub enum Served {
+    Report(Report),
+    /// The daemon made the run and could not: the error's message (bad input).
+    Failed(String),
+    /// No daemon could be reached or started; nothing was sent. The caller runs
+    /// the servers in-process.
+    Unreachable(String),
+    /// The daemon took the run up and then stopped answering: the edit may be
+    /// applied, and must not be made again.
+    Lost(String),
+}
+
+/// Make the run through the workspace's daemon, starting it if needed.
+pub fn run(ctx: &Context, job: &Job) -> Served {
+    let paths = match Paths::for_workspace(&ctx.workspace) {
+        Ok(p) => p,
+        Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
+    };
+    let me = Identity::current();
+    let request = RequestRef::Run(RunRef {
+        workspace: &ctx.workspace,
+        run_dir: &ctx.run_dir,
+        servers: &ctx.servers,
+        options: &ctx.options,
+        job,
+    });
+    let frame = match protocol::encode(&me, &request) {
+        Ok(f) => f,
+        Err(e) => return Served::Unreachable(format!("could not encode the run: {e}")),
+    };
+    let opts = &ctx.options;
+    let budget = opts.startup_timeout + opts.timeout + opts.cross_file_timeout + RUN_MARGIN;
+    let mut why = String::new();
+    for _ in 0..ATTEMPTS {
+        let stream = match connect_or_spawn(&paths, &ctx.workspace) {
+            Ok(s) => s,
+            Err(e) => return Served::Unreachable(e),
+        };
+        match exchange_run(&stream, &frame, &me, &paths, budget) {
+            Step::Done(served) => return served,
+            Step::Retry(reason) => why = reason,
+        }
+    }
+    Served::Unreachable(format!("the daemon kept going away ({why})"))
+}
+
+enum Step {
+    Done(Served),
+    /// The daemon went away without taking the run up: offer it again.
+    Retry(String),
+}
+
+fn exchange_run(
+    stream: &UnixStream,
+    frame: &[u8],
+    me: &Identity,
+    paths: &Paths,
+    budget: Duration,
+) -> Step {
+    if let Err(e) = protocol::write_frame(stream, frame, Instant::now() + EXCHANGE_BOUND) {
+        return Step::Retry(format!("sending the run: {e}"));
+    }
+    let mut reader = Deadlined::reader(stream);
+    // Our turn comes when the runs queued before ours are done.
+    let first = match protocol::read_frame(&mut reader, Instant::now() + QUEUE_BOUND) {
+        Ok(Some(m)) => m,
+        Ok(None) => return Step::Retry("the daemon closed the connection".into()),
+        Err(e) if is_timeout(&e) => {
+            // Dropping the connection tells the daemon not to make the run later.
+            return Step::Done(Served::Unreachable(format!(
+                "the daemon did not take the run up within {}s",
+                QUEUE_BOUND.as_secs()
+            )));
+        }
+        Err(e) => return Step::Retry(format!("reading the daemon's answer: {e}")),
+    };
+    match answer(first, me) {
+        Ok(Response::Started) => {}
+        Ok(Response::Exiting) => return Step::Retry("the daemon was exiting".into()),
+        Ok(Response::Failed { message }) => return Step::Done(Served::Unreachable(message)),
+        Ok(other) => {
+            return Step::Done(Served::Unreachable(format!(
+                "unexpected answer from the daemon: {other:?}"
+            )));
+        }
+        Err(daemon) => {
+            // It exits after saying so; a new one is started once it is gone.
+            wait_gone(paths, None);
+            return Step::Retry(format!("replaced a daemon of {daemon}"));
+        }
+    }
+    let lost = |why: String| {
+        Step::Done(Served::Lost(format!(
+            "{why}; the edit may have been applied (daemon log: {})",
+            paths.log.display()
+        )))
+    };
+    match protocol::read_frame(&mut reader, Instant::now() + budget) {
+        Ok(Some(m)) => match answer(m, me) {
+            Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
+            Ok(Response::Failed { message }) => Step::Done(Served::Failed(message)),
+            Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
+            Err(daemon) => lost(format!("the daemon turned into {daemon}")),
+        },
+        Ok(None) => lost("the daemon exited during the run".into()),
+        Err(e) if is_timeout(&e) => lost(format!(
+            "no report from the daemon within {}s",
+            budget.as_secs()
+        )),
+        Err(e) => lost(format!("reading the report: {e}")),
+    }
+}
+
+/// The daemon's answer, or `Err(who it is)` when it is another lspgate.
+fn answer(incoming: protocol::Incoming, me: &Identity) -> Result<Response, String> {
+    match &incoming.identity {
+        Some(id) if me.compatible(id) => {}
+        Some(id) => {
+            return Err(format!(
+                "lspgate {} (protocol {})",
+                id.lspgate_version, id.protocol
+            ));
+        }
+        None => return Err("an unknown version".into()),
+    }
+    match incoming.parse::<Response>() {
+        Ok(Response::VersionMismatch { daemon }) => Err(format!(
+            "lspgate {} (protocol {})",
+            daemon.lspgate_version, daemon.protocol
+        )),
+        Ok(r) => Ok(r),
+        Err(e) => Err(format!("a daemon whose answer we cannot read ({e})")),
+    }
+}
+
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// Connect to the daemon, starting it when nothing listens (no socket, or a stale one
+/// of a daemon that died). Several CLIs may do this at once: every daemon started but
+/// the one that takes the lock exits at once, and all CLIs end up on the same socket.
+fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, String> {
+    let deadline = Instant::now() + CONNECT_BOUND;
+    let mut child: Option<Child> = None;
+    let mut last_spawn: Option<Instant> = None;
+    let mut backoff = Duration::from_millis(1);
+    loop {
+        let error = match UnixStream::connect(&paths.socket) {
+            Ok(s) => return Ok(s),
+            Err(e) => e,
+        };
+        // Reaps a started daemon that exited, so it leaves no zombie behind.
+        let running = child
+            .as_mut()
+            .is_some_and(|c| matches!(c.try_wait(), Ok(None)));
+        if !running && last_spawn.is_none_or(|t| t.elapsed() >= RESPAWN_EVERY) {
+            child = Some(
+                spawn(paths, workspace).map_err(|e| format!("could not start the daemon: {e}"))?,
+            );
+            last_spawn = Some(Instant::now());
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(format!(
+                "the daemon did not answer within {}s ({error}; log: {})",
+                CONNECT_BOUND.as_secs(),
+                paths.log.display()
+            ));
+        }
+        // Polling connect is the readiness check: a daemon binds within milliseconds.
+        std::thread::sleep(backoff.min(deadline - now));
+        backoff = (backoff * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Connect to a running daemon; never starts one.
+fn connect(paths: &Paths) -> Option<UnixStream> {
+    UnixStream::connect(&paths.socket).ok()
+}
+
+/// Re-execute this binary as the daemon, detached: stdin and stdout on /dev/null,
+/// stderr on the log, working directory `/`. The daemon calls setsid itself.
+fn spawn(paths: &Paths, workspace: &Path) -> io::Result<Child> {
+    let exe = std::env::current_exe()?;
+    let log = open_log(&paths.log)?;
+    Command::new(exe)
+        .arg(SUBCOMMAND)
+        .arg("--workspace")
+        .arg(workspace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .current_dir("/")
+        .spawn()
+}
+
+fn open_log(path: &Path) -> io::Result<File> {
+    let too_big = fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG);
+    let mut options = OpenOptions::new();
+    options.create(true).mode(0o600);
+    if too_big {
+        options.write(true).truncate(true);
+    } else {
+        options.append(true);
+    }
+    options.open(path)
+}
+
+/// One short request and its answer (status, stop).
+fn exchange(stream: &UnixStream, request: &RequestRef<'_>) -> Result<Response, String> {
+    let me = Identity::current();
+    let frame = protocol::encode(&me, request).map_err(|e| e.to_string())?;
+    protocol::write_frame(stream, &frame, Instant::now() + EXCHANGE_BOUND)
+        .map_err(|e| format!("sending to the daemon: {e}"))?;
+    let mut reader = Deadlined::reader(stream);
+    match protocol::read_frame(&mut reader, Instant::now() + EXCHANGE_BOUND) {
+        Ok(Some(m)) => answer(m, &me).or_else(|who| {
+            Ok(Response::VersionMismatch {
+                daemon: Identity {
+                    protocol: 0,
+                    lspgate_version: who,
+                    build: String::new(),
+                },
+            })
+        }),
+        Ok(None) => Err("the daemon closed the connection".into()),
+        Err(e) => Err(format!("reading the daemon's answer: {e}")),
+    }
+}
+
+/// Wait until the daemon is gone: its process, if known, else its socket file (the
+/// first thing an exiting daemon removes). Returns false if it is still there at the
+/// bound.
+fn wait_gone(paths: &Paths, pid: Option<u32>) -> bool {
+    let deadline = Instant::now() + STOP_BOUND;
+    let mut backoff = Duration::from_millis(1);
+    loop {
+        let gone = match pid {
+            Some(pid) => !paths::process_alive(pid),
+            None => fs::symlink_metadata(&paths.socket).is_err(),
+        };
+        if gone {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep(backoff.min(deadline - now));
+        backoff = (backoff * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// `lspgate daemon ACTION` for `workspace`; returns the exit status.
+pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
+    let paths = Paths::for_workspace(workspace)
+        .map_err(|e| anyhow::anyhow!("daemon runtime directory: {e}"))?;
+    let mut out = io::stdout().lock();
+    match action {
+        DaemonAction::Status { format } => match status(&paths) {
+            Some(status) => {
+                match format {
+                    Format::Json => writeln!(out, "{}", serde_json::to_string(&status)?)?,
+                    Format::Text => write_status(&mut out, &status)?,
+                }
+                Ok(crate::exit::OK)
+            }
+            None => {
+                match format {
+                    Format::Json => writeln!(out, "null")?,
+                    Format::Text => writeln!(out, "no daemon for {}", workspace.display())?,
+                }
+                Ok(1)
+            }
+        },
+        DaemonAction::Stop => {
+            writeln!(out, "{}", stop(&paths)?)?;
+            Ok(crate::exit::OK)
+        }
+        DaemonAction::Start => {
+            writeln!(out, "{}", start(&paths, workspace)?)?;
+            Ok(crate::exit::OK)
+        }
+        DaemonAction::Restart => {
+            stop(&paths)?;
+            writeln!(out, "{}", start(&paths, workspace)?)?;
+            Ok(crate::exit::OK)
+        }
+    }
+}
+
+fn status(paths: &Paths) -> Option<Status> {
+    let stream = connect(paths)?;
+    match exchange(&stream, &RequestRef::Status) {
+        Ok(Response::Status(status)) => Some(*status),
+        // Another version (it exits on hearing us) or no sensible answer: none of ours.
+        _ => None,
+    }
+}
+
+fn start(paths: &Paths, workspace: &Path) -> anyhow::Result<String> {
+    for _ in 0..ATTEMPTS {
+        let stream = connect_or_spawn(paths, workspace).map_err(|e| anyhow::anyhow!(e))?;
+        match exchange(&stream, &RequestRef::Status) {
+            Ok(Response::Status(status)) => {
+                return Ok(format!("daemon running (pid {})", status.pid));
+            }
+            // Another version: it exits now; start ours once it is gone.
+            Ok(Response::VersionMismatch { .. }) => {
+                wait_gone(paths, None);
+            }
+            _ => {}
+        }
+    }
+    anyhow::bail!("the daemon did not start (log: {})", paths.log.display())
+}
+
+fn stop(paths: &Paths) -> anyhow::Result<String> {
+    let Some(stream) = connect(paths) else {
+        return Ok("no daemon running".into());
+    };
+    let pid = match exchange(&stream, &RequestRef::Stop) {
+        Ok(Response::Stopping { pid }) => Some(pid),
+        // Another version exits on hearing us; anything else: go by the socket.
+        _ => None,
+    };
+    if wait_gone(paths, pid) {
+        return Ok(match pid {
+            Some(pid) => format!("stopped the daemon (pid {pid})"),
+            None => "stopped the daemon".into(),
+        });
+    }
+    if let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+        // It was told to stop and did not: its servers are its children and die with
+        // their stdin when it does.
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        if wait_gone(paths, Some(pid.as_raw_pid() as u32)) {
+            return Ok(format!(
+                "killed the daemon (pid {}) after it did not stop within {}s",
+                pid.as_raw_pid(),
+                STOP_BOUND.as_secs()
+            ));
+        }
+    }
+    anyhow::bail!(
+        "the daemon did not stop within {}s (log: {})",
+        STOP_BOUND.as_secs(),
+        paths.log.display()
+    )
+}
+
+fn write_status(out: &mut dyn Write, s: &Status) -> io::Result<()> {
+    writeln!(
+        out,
+        "daemon: pid {}, lspgate {}, up {}, {} run{}, {}",
+        s.pid,
+        s.lspgate_version,
+        human_duration(s.uptime_ms),
+        s.runs,
+        if s.runs == 1 { "" } else { "s" },
+        human_memory(s.rss_kib)
+    )?;
+    writeln!(out, "workspace: {}", s.workspace.display())?;
+    writeln!(out, "socket: {}", s.socket.display())?;
+    writeln!(out, "log: {}", s.log.display())?;
+    writeln!(out, "idle timeout: {}", human_duration(s.idle_timeout_ms))?;
+    if s.servers.is_empty() {
+        return writeln!(out, "servers: none yet");
+    }
+    writeln!(out, "servers:")?;
+    for server in &s.servers {
+        let root = server
+            .root
+            .strip_prefix(&s.workspace)
+            .ok()
+            .map(|r| r.display().to_string())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| ".".into());
+        writeln!(
+            out,
+            "  {} (root {root}): pid {}, {}, up {}, {} open document{}, {}",
+            server.name,
+            server.pid,
+            server.state,
+            human_duration(server.uptime_ms),
+            server.open_documents,
+            if server.open_documents == 1 { "" } else { "s" },
+            human_memory(server.rss_kib)
+        )?;
+    }
+    Ok(())
+}
+
+fn human_duration(ms: u64) -> String {
+    let secs = ms / 1000;
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m{:02}s", secs / 60, secs % 60),
+        _ => format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60),
+    }
+}
+
+fn human_memory(kib: Option<u64>) -> String {
+    match kib {
+        Some(k) => format!("{:.1} MiB", k as f64 / 1024.0),
+        None => "memory unknown".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(999), "0s");
+        assert_eq!(human_duration(61_000), "1m01s");
+        assert_eq!(human_duration(3_700_000), "1h01m");
+    }
+}

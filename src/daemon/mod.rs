@@ -1,0 +1,530 @@
+//! The warm daemon (SPEC section 6): one process per workspace that keeps the
+//! workspace's language servers running between runs, and serves runs one at a time,
+//! in arrival order, through the same [`pipeline::run`] as a one-shot run.
+//!
+//! Who owns what:
+//! - `paths`: the per-user runtime directory and the socket, lock and log names.
+//! - `protocol`: the messages and their framing.
+//! - `client`: the CLI side: reach the daemon (starting it when it is not running),
+//!   send a run, get its report; `daemon start|stop|status|restart`.
+//! - this file: the daemon process: start-up (new session, lock, socket), the main
+//!   loop, bringing the servers' view back to the disk before each run, and exit.
+//!
+//! The daemon is the same binary, re-executed by the CLI as `lspgate __daemon
+//! --workspace DIR` (see [`SUBCOMMAND`]), with stdin and stdout on /dev/null and stderr
+//! on its log file: a pre-commit hook or a `$(...)` that waits for the CLI's output
+//! to close must never wait for the daemon.
+
+pub mod client;
+pub mod paths;
+pub mod protocol;
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Select};
+
+use crate::lsp::Pool;
+use crate::pipeline;
+use crate::servers::ServerSpec;
+use paths::Paths;
+use protocol::{Deadlined, Identity, Request, Response, RunRequest, ServerInfo, Status};
+
+/// The hidden first argument that makes lspgate the daemon. Not a clap subcommand, so
+/// it never shows in help, completions or man pages.
+pub const SUBCOMMAND: &str = "__daemon";
+
+/// Idle time after which the daemon exits (SPEC section 6); `LSPGATE_IDLE_TIMEOUT`
+/// changes it.
+const DEFAULT_IDLE: Duration = Duration::from_secs(600);
+/// How long servers get to shut down when the daemon stops one or exits.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// How long a connected CLI may take to send its request.
+const REQUEST_READ: Duration = Duration::from_secs(10);
+/// How long a CLI may take to read an answer.
+const REPLY_WRITE: Duration = Duration::from_secs(10);
+/// How often the daemon checks that its socket file is still there.
+const SOCKET_CHECK: Duration = Duration::from_secs(1);
+/// Documents kept open per server; the least recently changed are closed beyond it,
+/// so that memory stays bounded however many files runs touch.
+const MAX_OPEN_DOCS: usize = 500;
+
+/// If `args` ask for the daemon (`lspgate __daemon --workspace DIR`), be it and
+/// return the exit status; otherwise `None`.
+pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
+    if args.get(1).is_none_or(|a| a != SUBCOMMAND) {
+        return None;
+    }
+    let workspace = match args.get(2..) {
+        Some([flag, dir]) if flag == "--workspace" => PathBuf::from(dir),
+        _ => {
+            log(&format!("usage: lspgate {SUBCOMMAND} --workspace DIR"));
+            return Some(crate::exit::BAD_INPUT);
+        }
+    };
+    match serve(&workspace) {
+        Ok(()) => Some(crate::exit::OK),
+        Err(e) => {
+            log(&format!("exiting: {e:#}"));
+            Some(1)
+        }
+    }
+}
+
+/// One line on stderr, which is the daemon's log file.
+fn log(message: &str) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let _ = writeln!(
+        io::stderr().lock(),
+        "{}.{:03} [{}] {message}",
+        now.as_secs(),
+        now.subsec_millis(),
+        std::process::id()
+    );
+}
+
+fn serve(workspace: &Path) -> anyhow::Result<()> {
+    // A session of its own: no controlling terminal, and no SIGINT or SIGHUP meant
+    // for the shell that ran the CLI. Safe here, in a fresh exec'd process that is not
+    // a process-group leader (which is why the CLI must not use process_group(0)).
+    if let Err(e) = rustix::process::setsid() {
+        log(&format!("setsid: {e}"));
+    }
+    let workspace = workspace
+        .canonicalize()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", workspace.display()))?;
+    let paths = Paths::for_workspace(&workspace)?;
+    let Some(lock) = paths::try_lock(&paths.lock)? else {
+        // Another daemon has this workspace (several CLIs started one at once).
+        return Ok(());
+    };
+    // Holding the lock, any socket file is a dead daemon's: replace it.
+    match fs::remove_file(&paths.socket) {
+        Ok(()) => log("removed a stale socket"),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(anyhow::anyhow!("{}: {e}", paths.socket.display())),
+    }
+    let listener = UnixListener::bind(&paths.socket)
+        .map_err(|e| anyhow::anyhow!("bind {}: {e}", paths.socket.display()))?;
+    // The directory is 0700 already; the socket's own mode says the same.
+    fs::set_permissions(&paths.socket, fs::Permissions::from_mode(0o600))?;
+    let socket_id = file_id(&paths.socket);
+    let idle = idle_timeout();
+    log(&format!(
+        "serving {} (lspgate {}, idle timeout {idle:?})",
+        workspace.display(),
+        env!("CARGO_PKG_VERSION")
+    ));
+
+    let (conn_tx, conn_rx) = crossbeam_channel::unbounded::<UnixStream>();
+    std::thread::Builder::new()
+        .name("daemon-accept".into())
+        .spawn(move || {
+            for conn in listener.incoming() {
+                match conn {
+                    Ok(stream) => {
+                        if conn_tx.send(stream).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        log(&format!("accept: {e}"));
+                        // Out of descriptors, say: do not spin on the error.
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                }
+            }
+        })?;
+
+    let mut daemon = Daemon {
+        workspace,
+        paths,
+        identity: Identity::current(),
+        pool: Pool::new(),
+        started: Instant::now(),
+        idle,
+        runs: 0,
+    };
+    let why = daemon.main_loop(&conn_rx, socket_id);
+    log(&format!("exiting: {why}"));
+    daemon.exit(&conn_rx, socket_id);
+    // The lock file goes last, after the servers are gone: a daemon starting now
+    // waits for this one to be completely gone.
+    let _ = fs::remove_file(&daemon.paths.lock);
+    drop(lock);
+    Ok(())
+}
+
+fn idle_timeout() -> Duration {
+    match std::env::var("LSPGATE_IDLE_TIMEOUT") {
+        Ok(v) if !v.is_empty() => crate::config::parse_duration(&v).unwrap_or_else(|e| {
+            log(&format!(
+                "LSPGATE_IDLE_TIMEOUT: {e}; using {DEFAULT_IDLE:?}"
+            ));
+            DEFAULT_IDLE
+        }),
+        _ => DEFAULT_IDLE,
+    }
+}
+
+/// Device and inode of a file, to tell our socket from one put in its place.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// What to do after a connection.
+enum Flow {
+    Continue,
+    Exit(String),
+}
+
+struct Daemon {
+    workspace: PathBuf,
+    paths: Paths,
+    identity: Identity,
+    pool: Pool,
+    started: Instant,
+    idle: Duration,
+    runs: u64,
+}
+
+impl Daemon {
+    /// Serve connections until a reason to exit; returns it. Between runs, the
+    /// servers' messages are handled as they come (their requests answered, their
+    /// diagnostics and logs recorded), so they never wait on us.
+    fn main_loop(&mut self, conns: &Receiver<UnixStream>, socket_id: Option<(u64, u64)>) -> String {
+        let mut idle_deadline = Instant::now() + self.idle;
+        let mut next_check = Instant::now() + SOCKET_CHECK;
+        loop {
+            let now = Instant::now();
+            if now >= idle_deadline {
+                return format!("idle for {:?}", self.idle);
+            }
+            if now >= next_check {
+                if file_id(&self.paths.socket) != socket_id {
+                    return "the socket file was removed".into();
+                }
+                next_check = now + SOCKET_CHECK;
+            }
+            let wake = idle_deadline.min(next_check);
+            let mut select = Select::new();
+            let conn_op = select.recv(conns);
+            select.recv(self.pool.events());
+            match select.ready_timeout(wake.saturating_duration_since(now)) {
+                Ok(i) if i == conn_op => {
+                    let Ok(stream) = conns.try_recv() else {
+                        continue;
+                    };
+                    let flow = self.handle(stream);
+                    idle_deadline = Instant::now() + self.idle;
+                    if let Flow::Exit(why) = flow {
+                        return why;
+                    }
+                }
+                // A server said something: handle what is queued, without waiting.
+                Ok(_) => {
+                    self.pool.pump(Instant::now());
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    fn handle(&mut self, stream: UnixStream) -> Flow {
+        match peer_uid(&stream) {
+            Ok(uid) if uid == paths::uid() => {}
+            Ok(uid) => {
+                log(&format!("refused a connection from uid {uid}"));
+                return Flow::Continue;
+            }
+            Err(e) => {
+                log(&format!("peer credentials: {e}"));
+                return Flow::Continue;
+            }
+        }
+        let mut reader = Deadlined::reader(&stream);
+        let incoming = match protocol::read_frame(&mut reader, Instant::now() + REQUEST_READ) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Flow::Continue,
+            Err(e) => {
+                log(&format!("reading a request: {e}"));
+                return Flow::Continue;
+            }
+        };
+        let compatible = incoming
+            .identity
+            .as_ref()
+            .is_some_and(|id| self.identity.compatible(id));
+        if !compatible {
+            let theirs = incoming
+                .identity
+                .as_ref()
+                .map(|id| format!("lspgate {} (protocol {})", id.lspgate_version, id.protocol))
+                .unwrap_or_else(|| "an unknown client".into());
+            self.reply(
+                &stream,
+                &Response::VersionMismatch {
+                    daemon: self.identity.clone(),
+                },
+            );
+            return Flow::Exit(format!("version mismatch: {theirs} connected"));
+        }
+        let request: Request = match incoming.parse() {
+            Ok(r) => r,
+            Err(e) => {
+                self.reply(
+                    &stream,
+                    &Response::Failed {
+                        message: format!("the daemon could not read the request: {e}"),
+                    },
+                );
+                return Flow::Continue;
+            }
+        };
+        match request {
+            Request::Status => {
+                self.reply(&stream, &Response::Status(Box::new(self.status())));
+                Flow::Continue
+            }
+            Request::Stop => {
+                self.reply(
+                    &stream,
+                    &Response::Stopping {
+                        pid: std::process::id(),
+                    },
+                );
+                Flow::Exit("asked to stop".into())
+            }
+            Request::Run(run) => self.run(&stream, *run),
+        }
+    }
+
+    fn run(&mut self, stream: &UnixStream, req: RunRequest) -> Flow {
+        if req.workspace != self.workspace {
+            self.reply(
+                stream,
+                &Response::Failed {
+                    message: format!(
+                        "the daemon serves {}, not {}",
+                        self.workspace.display(),
+                        req.workspace.display()
+                    ),
+                },
+            );
+            return Flow::Continue;
+        }
+        // A CLI that gave up waiting for its turn has closed its end: then this
+        // write fails, and the run must not be made (it may be running in-process).
+        if !self.reply(stream, &Response::Started) {
+            log("a client left before its run started; skipped");
+            return Flow::Continue;
+        }
+        self.prepare(&req.servers);
+        let ctx = pipeline::Context {
+            workspace: req.workspace,
+            run_dir: req.run_dir,
+            servers: req.servers,
+            options: req.options,
+        };
+        let job = req.job;
+        let pool = &mut self.pool;
+        let result = catch_unwind(AssertUnwindSafe(|| pipeline::run(pool, &ctx, job)));
+        self.runs += 1;
+        match result {
+            Ok(Ok(report)) => {
+                self.reply(stream, &Response::Report(Box::new(report)));
+                Flow::Continue
+            }
+            Ok(Err(e)) => {
+                self.reply(
+                    stream,
+                    &Response::Failed {
+                        message: e.to_string(),
+                    },
+                );
+                Flow::Continue
+            }
+            Err(_) => {
+                // The panic message is in the log already (stderr). The pool's state
+                // is unknown now: start over rather than serve from it.
+                self.reply(
+                    stream,
+                    &Response::Failed {
+                        message: format!(
+                            "the daemon failed during the run; see {}",
+                            self.paths.log.display()
+                        ),
+                    },
+                );
+                Flow::Exit("a run panicked".into())
+            }
+        }
+    }
+
+    /// Send one answer; false when the client cannot be written to.
+    fn reply(&self, stream: &UnixStream, response: &Response) -> bool {
+        let result = protocol::encode(&self.identity, response)
+            .and_then(|frame| protocol::write_frame(stream, &frame, Instant::now() + REPLY_WRITE));
+        if let Err(e) = &result {
+            log(&format!("writing an answer: {e}"));
+        }
+        result.is_ok()
+    }
+
+    /// Before a run: retire servers that died or whose configuration changed, so the
+    /// pipeline starts fresh ones, and bring the live servers' view back to the disk.
+    fn prepare(&mut self, specs: &[ServerSpec]) {
+        for i in 0..self.pool.servers.len() {
+            if self.pool.is_retired(i) {
+                continue;
+            }
+            let server = &self.pool.servers[i];
+            let wanted = specs.iter().find(|s| s.name == server.name);
+            let why = match (server.dead_reason(), wanted) {
+                (Some(reason), _) => format!("it died ({reason})"),
+                (None, None) => "it is no longer configured".into(),
+                (None, Some(spec)) if *spec != server.spec => "its configuration changed".into(),
+                _ => continue,
+            };
+            log(&format!(
+                "stopping {} at {}: {why}",
+                server.name,
+                server.root.display()
+            ));
+            self.pool.stop(i, SHUTDOWN_GRACE);
+        }
+        self.resync();
+    }
+
+    /// Files changed by anything else since the last run (an editor, `git
+    /// checkout`, a formatter) are sent again; deleted ones are closed and announced.
+    /// Open documents only: those are the ones whose stale text the servers would
+    /// otherwise go on using.
+    fn resync(&mut self) {
+        for i in 0..self.pool.servers.len() {
+            let server = &self.pool.servers[i];
+            if self.pool.is_retired(i) || server.is_dead() {
+                continue;
+            }
+            let mut changed: Vec<(PathBuf, String)> = Vec::new();
+            let mut gone: Vec<PathBuf> = Vec::new();
+            for (path, doc) in &server.docs {
+                match fs::read(path) {
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(text) if text != doc.text => changed.push((path.clone(), text)),
+                        Ok(_) => {}
+                        // No longer text: the server cannot be shown it.
+                        Err(_) => gone.push(path.clone()),
+                    },
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => gone.push(path.clone()),
+                    Err(_) => {}
+                }
+            }
+            let mut overflow: Vec<(u64, PathBuf)> = Vec::new();
+            if server.docs.len() > MAX_OPEN_DOCS {
+                let mut by_age: Vec<(u64, PathBuf)> = server
+                    .docs
+                    .iter()
+                    .map(|(p, d)| (d.changed_at, p.clone()))
+                    .collect();
+                by_age.sort();
+                by_age.truncate(server.docs.len() - MAX_OPEN_DOCS);
+                overflow = by_age;
+            }
+            let mut watched: Vec<(PathBuf, u8)> = Vec::new();
+            for (path, text) in changed {
+                self.pool.open_or_change(i, &path, &text);
+                watched.push((path, 2));
+            }
+            for path in gone {
+                self.pool.close(i, &path);
+                watched.push((path, 3));
+            }
+            for (_, path) in overflow {
+                self.pool.close(i, &path);
+            }
+            if !watched.is_empty() {
+                log(&format!(
+                    "{}: {} file(s) changed on disk since the last run",
+                    self.pool.servers[i].name,
+                    watched.len()
+                ));
+            }
+            self.pool.watched(i, &watched);
+        }
+    }
+
+    fn status(&self) -> Status {
+        let now = Instant::now();
+        let servers = self
+            .pool
+            .servers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.pool.is_retired(*i))
+            .map(|(_, s)| ServerInfo {
+                name: s.name.clone(),
+                root: s.root.clone(),
+                pid: s.pid(),
+                state: match s.dead_reason() {
+                    Some(reason) => format!("dead: {reason}"),
+                    None if s.ready_at.is_some() => "ready".into(),
+                    None => "initializing".into(),
+                },
+                uptime_ms: now.duration_since(s.started).as_millis() as u64,
+                open_documents: s.docs.len(),
+                rss_kib: if s.is_dead() {
+                    None
+                } else {
+                    protocol::rss_kib(s.pid())
+                },
+            })
+            .collect();
+        Status {
+            pid: std::process::id(),
+            lspgate_version: self.identity.lspgate_version.clone(),
+            workspace: self.workspace.clone(),
+            socket: self.paths.socket.clone(),
+            log: self.paths.log.clone(),
+            uptime_ms: now.duration_since(self.started).as_millis() as u64,
+            idle_timeout_ms: self.idle.as_millis() as u64,
+            runs: self.runs,
+            rss_kib: protocol::rss_kib(std::process::id()),
+            servers,
+        }
+    }
+
+    /// Stop taking runs (the socket goes first, so new CLIs start a new daemon),
+    /// send away the ones already queued, and shut the servers down.
+    fn exit(&mut self, conns: &Receiver<UnixStream>, socket_id: Option<(u64, u64)>) {
+        if file_id(&self.paths.socket) == socket_id {
+            let _ = fs::remove_file(&self.paths.socket);
+        }
+        while let Ok(stream) = conns.try_recv() {
+            self.reply(&stream, &Response::Exiting);
+        }
+        self.pool.shutdown_all(SHUTDOWN_GRACE);
+    }
+}
+
+/// The uid of the process at the other end. Linux tells (SO_PEERCRED); elsewhere the
+/// socket's directory, 0700 and owned by us, is what keeps others out.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
+    rustix::net::sockopt::socket_peercred(stream)
+        .map(|cred| cred.uid.as_raw())
+        .map_err(io::Error::from)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn peer_uid(_stream: &UnixStream) -> io::Result<u32> {
+    Ok(paths::uid())
+}

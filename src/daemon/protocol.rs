@@ -1,0 +1,363 @@
+//! What the CLI and the daemon say to each other over the socket, and how it is
+//! framed.
+//!
+//! Framing is LSP's: a `Content-Length: N` header, a blank line, N bytes of JSON.
+//! Every message is an object whose `protocol`, `lspgate_version` and `build` (an
+//! [`Identity`]) are read before its `body`, so two different lspgates can always
+//! tell that they differ, whatever the rest of their messages look like. The CLI sends one
+//! request per connection; for a run the daemon answers [`Response::Started`] when it
+//! takes the run up (so the CLI knows the edit may be applied from then on), then the
+//! report.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::Options;
+use crate::pipeline::Job;
+use crate::report::Report;
+use crate::servers::ServerSpec;
+
+/// Bumped whenever a message changes shape.
+pub const PROTOCOL: u32 = 1;
+
+/// A request carries whole files (before and after) as JSON: generous, but bounded so
+/// that garbage on the socket cannot take the daemon's memory.
+pub const MAX_FRAME: usize = 512 * 1024 * 1024;
+
+/// Who is speaking: two sides whose identities differ do not talk further.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    pub protocol: u32,
+    pub lspgate_version: String,
+    /// The executable's modification time: a rebuilt or upgraded binary of the same
+    /// version still replaces its daemon. Empty when unknown (then not compared).
+    #[serde(default)]
+    pub build: String,
+}
+
+impl Identity {
+    /// This process's identity. In debug builds `LSPGATE_VERSION_OVERRIDE` replaces
+    /// the version, so tests can make a daemon of "another version".
+    pub fn current() -> Identity {
+        let mut version = env!("CARGO_PKG_VERSION").to_string();
+        if cfg!(debug_assertions)
+            && let Ok(v) = std::env::var("LSPGATE_VERSION_OVERRIDE")
+            && !v.is_empty()
+        {
+            version = v;
+        }
+        Identity {
+            protocol: PROTOCOL,
+            lspgate_version: version,
+            build: build_id(),
+        }
+    }
+
+    /// Whether a peer with identity `other` speaks our language.
+    pub fn compatible(&self, other: &Identity) -> bool {
+        self.protocol == other.protocol
+            && self.lspgate_version == other.lspgate_version
+            && (self.build.is_empty() || other.build.is_empty() || self.build == other.build)
+    }
+}
+
+fn build_id() -> String {
+    std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos().to_string())
+        .unwrap_or_default()
+}
+
+/// A run, as the CLI sends it (borrowing what it already holds).
+#[derive(Serialize)]
+pub struct RunRef<'a> {
+    pub workspace: &'a Path,
+    pub run_dir: &'a Path,
+    pub servers: &'a [ServerSpec],
+    pub options: &'a Options,
+    pub job: &'a Job,
+}
+
+/// A run, as the daemon receives it: a `pipeline::Context` and a `Job`.
+#[derive(Deserialize)]
+pub struct RunRequest {
+    pub workspace: PathBuf,
+    pub run_dir: PathBuf,
+    pub servers: Vec<ServerSpec>,
+    pub options: Options,
+    pub job: Job,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestRef<'a> {
+    Run(RunRef<'a>),
+    Status,
+    Stop,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    Run(Box<RunRequest>),
+    Status,
+    Stop,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// The run is taken up: from now on the edit may be applied.
+    Started,
+    Report(Box<Report>),
+    /// The run could not be made (an edit that failed to commit, say); nothing of it
+    /// is reported. The message is the error's, for the CLI to print.
+    Failed {
+        message: String,
+    },
+    Status(Box<Status>),
+    /// Answer to `stop`: the daemon exits once it has shut its servers down.
+    Stopping {
+        pid: u32,
+    },
+    /// The peer differs; the daemon exits after saying so, for the CLI to replace it.
+    VersionMismatch {
+        daemon: Identity,
+    },
+    /// The daemon is going away without having started this run: try again.
+    Exiting,
+}
+
+/// What `daemon status` shows.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Status {
+    pub pid: u32,
+    pub lspgate_version: String,
+    pub workspace: PathBuf,
+    pub socket: PathBuf,
+    pub log: PathBuf,
+    pub uptime_ms: u64,
+    pub idle_timeout_ms: u64,
+    pub runs: u64,
+    /// Resident memory, where the system tells (Linux).
+    pub rss_kib: Option<u64>,
+    pub servers: Vec<ServerInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub root: PathBuf,
+    pub pid: u32,
+    /// `initializing`, `ready` or `dead: REASON`.
+    pub state: String,
+    pub uptime_ms: u64,
+    pub open_documents: usize,
+    pub rss_kib: Option<u64>,
+}
+
+/// Resident memory of `pid` in KiB, from /proc (Linux only).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Serialize and frame `body` from `identity`.
+pub fn encode<B: Serialize>(identity: &Identity, body: &B) -> io::Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Out<'a, B> {
+        #[serde(flatten)]
+        identity: &'a Identity,
+        body: &'a B,
+    }
+    let json = serde_json::to_vec(&Out { identity, body }).map_err(io::Error::other)?;
+    let mut framed = format!("Content-Length: {}\r\n\r\n", json.len()).into_bytes();
+    framed.extend_from_slice(&json);
+    Ok(framed)
+}
+
+/// Write a whole frame, giving up at `deadline`.
+pub fn write_frame(stream: &UnixStream, frame: &[u8], deadline: Instant) -> io::Result<()> {
+    let mut w = Deadlined { stream, deadline };
+    w.write_all(frame)?;
+    w.flush()
+}
+
+/// A message as read, before its body is trusted to have our shape.
+pub struct Incoming {
+    /// `None` when the peer sent no identity we can read: another protocol.
+    pub identity: Option<Identity>,
+    pub body: Value,
+}
+
+impl Incoming {
+    /// The body as `B`; only meaningful once the identity is compatible.
+    pub fn parse<B: serde::de::DeserializeOwned>(self) -> io::Result<B> {
+        serde_json::from_value(self.body).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// Read one frame, giving up at `deadline`. `Ok(None)` on a clean end of stream
+/// before any byte of a frame.
+pub fn read_frame(
+    reader: &mut BufReader<Deadlined<'_>>,
+    deadline: Instant,
+) -> io::Result<Option<Incoming>> {
+    reader.get_mut().deadline = deadline;
+    let mut length: Option<usize> = None;
+    let mut first = true;
+    loop {
+        let mut line = Vec::new();
+        let n = reader.by_ref().take(1024).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return if first {
+                Ok(None)
+            } else {
+                Err(io::ErrorKind::UnexpectedEof.into())
+            };
+        }
+        first = false;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = text.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok();
+        }
+    }
+    let length = length.ok_or_else(|| bad("a frame without Content-Length"))?;
+    if length > MAX_FRAME {
+        return Err(bad(&format!("a {length}-byte frame, over the cap")));
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let value: Value = serde_json::from_slice(&body).map_err(|e| bad(&e.to_string()))?;
+    let identity = serde_json::from_value::<Identity>(value.clone()).ok();
+    let body = match value {
+        Value::Object(mut map) => map.remove("body").unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    Ok(Some(Incoming { identity, body }))
+}
+
+fn bad(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+/// A reader of a reader and writer to the socket that never blocks past its
+/// deadline: every call sets the socket's timeout to the time left.
+pub struct Deadlined<'a> {
+    pub stream: &'a UnixStream,
+    pub deadline: Instant,
+}
+
+impl<'a> Deadlined<'a> {
+    pub fn reader(stream: &'a UnixStream) -> BufReader<Deadlined<'a>> {
+        BufReader::new(Deadlined {
+            stream,
+            deadline: Instant::now(),
+        })
+    }
+
+    fn left(&self) -> io::Result<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        Ok(left)
+    }
+}
+
+impl Read for Deadlined<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
+        (&*self.stream).read(buf)
+    }
+}
+
+impl Write for Deadlined<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        (&*self.stream).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self.stream).flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_round_trips_with_its_identity() {
+        let (a, b) = UnixStream::pair().expect("pair");
+        let me = Identity::current();
+        let frame = encode(&me, &Response::Stopping { pid: 7 }).expect("encode");
+        write_frame(&a, &frame, Instant::now() + Duration::from_secs(5)).expect("write");
+        drop(a);
+        let mut reader = Deadlined::reader(&b);
+        let got = read_frame(&mut reader, Instant::now() + Duration::from_secs(5))
+            .expect("read")
+            .expect("a frame");
+        assert_eq!(got.identity.as_ref(), Some(&me));
+        match got.parse::<Response>().expect("parse") {
+            Response::Stopping { pid } => assert_eq!(pid, 7),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(
+            read_frame(&mut reader, Instant::now() + Duration::from_secs(5))
+                .expect("eof")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_silent_peer_costs_the_deadline_only() {
+        let (_a, b) = UnixStream::pair().expect("pair");
+        let mut reader = Deadlined::reader(&b);
+        let start = Instant::now();
+        let err = read_frame(&mut reader, Instant::now() + Duration::from_millis(100))
+            .err()
+            .expect("timeout");
+        assert!(
+            matches!(
+                err.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ),
+            "{err:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn identities_differing_in_version_or_build_are_incompatible() {
+        let me = Identity {
+            protocol: 1,
+            lspgate_version: "1.0.0".into(),
+            build: "5".into(),
+        };
+        let mut other = me.clone();
+        assert!(me.compatible(&other));
+        other.build = String::new();
+        assert!(me.compatible(&other));
+        other.build = "6".into();
+        assert!(!me.compatible(&other));
+        other.build = "5".into();
+        other.lspgate_version = "1.0.1".into();
+        assert!(!me.compatible(&other));
+    }
+}
