@@ -29,6 +29,11 @@ pub enum Job {
     Edit(EditPlan),
     /// Report on these files, unchanged. Every diagnostic counts as new.
     Check(Vec<PathBuf>),
+    /// Show the servers a change in memory only, never writing it, and count as new
+    /// only what it introduced: `check --staged` (HEAD → index) and `check --patch`
+    /// (the working tree with the diff reversed → the working tree). Afterwards the
+    /// servers' view goes back to the disk's.
+    Review(EditPlan),
 }
 
 /// Everything a run needs besides the servers.
@@ -67,6 +72,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let opts = &ctx.options;
     let started = Instant::now();
     let is_edit = matches!(job, Job::Edit(_));
+    // A change to compare before and after: an edit, or a reviewed change.
+    let has_change = !matches!(job, Job::Check(_));
     let (plan, tracked) = track(job)?;
 
     // 1. Resolve each file's server and root.
@@ -136,7 +143,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
 
     // 3. Likely dependents, found before the servers see the edit.
-    if is_edit {
+    if has_change {
         for g in &mut groups {
             if g.server.is_none() {
                 continue;
@@ -254,7 +261,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             }
         }
         pool.watched(s, &watched);
-        if is_edit {
+        if has_change {
             // The dependents' text did not change, but their diagnostics may have:
             // a change with a new version makes the server publish (or answer) for
             // them again, and tells us which publish is the fresh one.
@@ -286,7 +293,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             let t = &tracked[i];
             let Some(after_text) = &t.after else { continue };
             let after = current(pool, s, &t.path);
-            let (before_diags, map) = if !is_edit {
+            let (before_diags, map) = if !has_change {
                 (Vec::new(), LineMap::identity())
             } else {
                 let b = before
@@ -400,7 +407,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             g.detail = Some(problems.join("; "));
         }
     }
-    if !before_missing.is_empty() && is_edit {
+    if !before_missing.is_empty() && has_change {
         let paths: Vec<String> = before_missing
             .iter()
             .map(|p| rel(&ctx.run_dir, p))
@@ -417,12 +424,14 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     // 10. --reject writes only a clean edit; --dry-run never writes. Either way the
     //     servers' view goes back to the disk's.
     let mut rejected = false;
+    let mut written = write_now;
     if is_edit && opts.reject && !opts.dry_run {
         if exit_code == crate::exit::NEW_DIAGNOSTICS {
             rejected = true;
         } else if let Err(e) = edit::commit(&plan) {
             return Err(e);
         } else {
+            written = true;
             for g in &groups {
                 if let Some(s) = g.server {
                     for &i in &g.files {
@@ -434,7 +443,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             }
         }
     }
-    if is_edit && (opts.dry_run || rejected) {
+    if has_change && !written {
         restore(pool, &groups, &tracked);
     }
     if rejected {
@@ -487,7 +496,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
 /// The plan and the per-file view of it.
 fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
     match job {
-        Job::Edit(plan) => {
+        Job::Edit(plan) | Job::Review(plan) => {
             let tracked = plan
                 .changes
                 .iter()
@@ -576,17 +585,26 @@ fn snapshot(pool: &Pool, groups: &[Group]) -> HashMap<(usize, PathBuf), Vec<Diag
     out
 }
 
-/// Put the servers' view back to the disk's after a run that did not write.
+/// Put the servers' view back to the disk's after a run that did not write what it
+/// showed them (--dry-run, a rejected edit, a reviewed change).
 fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
     for g in groups {
         let Some(s) = g.server else { continue };
         for &i in &g.files {
             let t = &tracked[i];
-            match &t.before {
-                Some(text) => {
-                    pool.open_or_change(s, t.renamed_from.as_deref().unwrap_or(&t.path), text);
+            for path in std::iter::once(&t.path).chain(t.renamed_from.as_ref()) {
+                match std::fs::read_to_string(path) {
+                    Ok(text) => {
+                        if pool.servers[s]
+                            .docs
+                            .get(path)
+                            .is_none_or(|d| d.text != text)
+                        {
+                            pool.open_or_change(s, path, &text);
+                        }
+                    }
+                    Err(_) => pool.close(s, path),
                 }
-                None => pool.close(s, &t.path),
             }
         }
     }
