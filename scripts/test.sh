@@ -4,6 +4,9 @@
 # edit-latency bench in smoke mode (it checks the table is produced, not the numbers).
 # With CI=true (as .ci/run sets it) a missing language server fails its tests
 # instead of being noted and passed over.
+#
+# Every step runs even when an earlier one failed, so one run shows every problem;
+# the script fails at the end if any step did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,14 +15,25 @@ bash scripts/install-servers.sh
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-echo "test.sh: cargo fmt --check" >&2
-cargo fmt --check
-echo "test.sh: cargo clippy --all-targets -- -D warnings" >&2
-cargo clippy --all-targets -- -D warnings
-echo "test.sh: cargo test --all-targets" >&2
-cargo test --all-targets
+failed=()
+step() {
+  echo "test.sh: $*" >&2
+  "$@" || failed+=("$*")
+}
 
-echo "test.sh: bench/edit-latency.sh --smoke" >&2
-# Reuses the debug binary the tests just built instead of a second, release build.
-cargo build --quiet
-LSPGATE="${CARGO_TARGET_DIR:-target}/debug/lspgate" bash bench/edit-latency.sh --smoke
+bench_smoke() {
+  # Reuses the debug binary the tests just built instead of a second, release build.
+  cargo build --quiet || return 1
+  LSPGATE="${CARGO_TARGET_DIR:-target}/debug/lspgate" bash bench/edit-latency.sh --smoke
+}
+
+step cargo fmt --check
+step cargo clippy --all-targets -- -D warnings
+step cargo test --all-targets --no-fail-fast
+step bench_smoke
+
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'test.sh: FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "test.sh: all passed" >&2
