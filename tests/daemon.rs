@@ -522,3 +522,98 @@ fn no_daemon_keeps_the_one_shot_path() {
     assert!(daemon_pids(env.workspace()).is_empty(), "{env}");
     env.assert_no_orphans();
 }
+
+#[test]
+fn a_server_whose_configuration_changed_is_restarted() {
+    let (test, _guard) = setup();
+    let first = write(test, "a.fake", "ERROR one\n");
+    first.assert_code(1);
+    let old = first.fake_pids();
+    assert_eq!(old.len(), 1, "{first}");
+    // Same server, other arguments: the warm one no longer matches.
+    let second = write(
+        first.again().fake_server(&["--pull"]),
+        "a.fake",
+        "ERROR two\n",
+    );
+    second
+        .assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] two");
+    let now = second.fake_pids();
+    assert_eq!(now.len(), 2, "{second}");
+    assert!(eventually(GONE, || !alive(old[0])), "{second}");
+    assert!(alive(now[1]), "{second}");
+    // And the new one stays warm.
+    let third = write(second.again(), "a.fake", "ERROR three\n");
+    third.assert_code(1).stdout_contains("three");
+    assert_eq!(third.fake_pids(), now, "{third}");
+    stop(third);
+}
+
+/// Two processes editing different files of one workspace, each run after run: the
+/// daemon serves them one at a time, loses no edit, and gives each its own report.
+#[test]
+fn two_processes_editing_at_once_lose_no_edit() {
+    const EDITS: usize = 10;
+    let (test, _guard) = setup();
+    let test = test.file("x.fake", "start\n").file("y.fake", "start\n");
+    let mut commands = Vec::new();
+    for name in ["x", "y"] {
+        let mut runs = Vec::new();
+        for n in 0..EDITS {
+            let mut cmd = test.to_command();
+            cmd.args([
+                "write",
+                &format!("{name}.fake"),
+                "--content",
+                &format!("ERROR {name}{n}\n"),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+            runs.push(cmd);
+        }
+        commands.push((name, runs));
+    }
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for (name, runs) in commands {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            for (n, mut cmd) in runs.into_iter().enumerate() {
+                let _ = tx.send((name, n, cmd.output()));
+            }
+        });
+    }
+    drop(tx);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut seen = 0;
+    while seen < 2 * EDITS {
+        let (name, n, output) = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("{seen} of {} runs ended within 120s", 2 * EDITS));
+        seen += 1;
+        let output = output.expect("run lspgate");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let context = format!(
+            "{name}{n}\n--- stdout ---\n{stdout}\n--- stderr ---\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(1), "{context}");
+        assert!(
+            stdout.contains(&format!("Error: {name}.fake:1:1 [fake][E1] {name}{n}\n")),
+            "{context}"
+        );
+        let other = if name == "x" { "y.fake" } else { "x.fake" };
+        assert!(!stdout.contains(other), "{context}");
+    }
+    for name in ["x", "y"] {
+        let text = fs::read_to_string(test.path(format!("{name}.fake"))).expect("read");
+        assert_eq!(text, format!("ERROR {name}{}\n", EDITS - 1));
+    }
+    assert_eq!(daemon_pids(test.workspace()).len(), 1);
+    let out = test.args(["daemon", "status", "--format", "json"]).run();
+    out.assert_code(0);
+    assert_eq!(out.json()["runs"], 2 * EDITS, "{out}");
+    assert_eq!(out.fake_pids().len(), 1, "{out}");
+    stop(out);
+}

@@ -391,6 +391,7 @@ impl Daemon {
             let why = match (server.dead_reason(), wanted) {
                 (Some(reason), _) => format!("it died ({reason})"),
                 (None, None) => "it is no longer configured".into(),
+                (None, Some(spec)) if spec.disabled => "it was disabled".into(),
                 (None, Some(spec)) if *spec != server.spec => "its configuration changed".into(),
                 _ => continue,
             };
