@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -106,7 +107,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;check' {
-            [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Check the files a diff touches, counting as new only what it introduced')
+            [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Check the files an applied diff touches, counting as new only what it introduced')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
             [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
@@ -116,7 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
-            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content of the git index')
+            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
             [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
@@ -132,6 +133,17 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;history' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many runs to list, newest first')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded')
             [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -212,6 +224,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -229,6 +242,9 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;help;servers' {
+            break
+        }
+        'lspgate;help;history' {
             break
         }
         'lspgate;help;daemon' {

@@ -28,6 +28,9 @@ _lspgate() {
             lspgate,help)
                 cmd="lspgate__subcmd__help"
                 ;;
+            lspgate,history)
+                cmd="lspgate__subcmd__history"
+                ;;
             lspgate,patch)
                 cmd="lspgate__subcmd__patch"
                 ;;
@@ -79,6 +82,9 @@ _lspgate() {
             lspgate__subcmd__help,help)
                 cmd="lspgate__subcmd__help__subcmd__help"
                 ;;
+            lspgate__subcmd__help,history)
+                cmd="lspgate__subcmd__help__subcmd__history"
+                ;;
             lspgate__subcmd__help,patch)
                 cmd="lspgate__subcmd__help__subcmd__patch"
                 ;;
@@ -107,7 +113,7 @@ _lspgate() {
 
     case "${cmd}" in
         lspgate)
-            opts="-C -h -V --root --trust-project --help --version write edit patch check servers daemon help"
+            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,7 +445,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help)
-            opts="write edit patch check servers daemon help"
+            opts="write edit patch check servers history daemon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -564,6 +570,20 @@ _lspgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        lspgate__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         lspgate__subcmd__help__subcmd__patch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -599,6 +619,36 @@ _lspgate() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__history)
+            opts="-C -h --last --limit --format --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

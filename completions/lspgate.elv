@@ -30,6 +30,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
             cand servers 'List the known servers, which are installed, and the files they cover'
+            cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -99,7 +100,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --help 'Print help'
         }
         &'lspgate;check'= {
-            cand --patch 'Check the files a diff touches, counting as new only what it introduced'
+            cand --patch 'Check the files an applied diff touches, counting as new only what it introduced'
             cand --format 'Output form [default: text]'
             cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
             cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
@@ -109,7 +110,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
             cand -C 'Run as if lspgate had been started in DIR'
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
-            cand --staged 'Check the staged content of the git index'
+            cand --staged 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD'
             cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
             cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
             cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
@@ -124,6 +125,16 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --format 'Output form'
             cand -C 'Run as if lspgate had been started in DIR'
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;history'= {
+            cand --limit 'How many runs to list, newest first'
+            cand --format 'Output form'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --last 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded'
             cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -192,6 +203,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
             cand servers 'List the known servers, which are installed, and the files they cover'
+            cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -204,6 +216,8 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         &'lspgate;help;check'= {
         }
         &'lspgate;help;servers'= {
+        }
+        &'lspgate;help;history'= {
         }
         &'lspgate;help;daemon'= {
             cand start 'Start the daemon unless it is running'

@@ -34,6 +34,7 @@ complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "edit" -d 'Replace -
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "check" -d 'Report on files without editing them'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l content -d 'The new content; read from stdin when absent' -r
@@ -104,7 +105,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l no-daemon -d '
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s q -l quiet -d 'Show no progress line on stderr while waiting'
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s h -l help -d 'Print help'
-complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l patch -d 'Check the files a diff touches, counting as new only what it introduced' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l patch -d 'Check the files an applied diff touches, counting as new only what it introduced' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l format -d 'Output form [default: text]' -r -f -a "text\t''
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
@@ -119,7 +120,7 @@ always\t''
 never\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
-complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l staged -d 'Check the staged content of the git index'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l staged -d 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
@@ -133,6 +134,14 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s C -d 'Run as
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l limit -d 'How many runs to list, newest first' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l format -d 'Output form' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l last -d 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded'
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -s h -l help -d 'Print help'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
@@ -165,13 +174,14 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Stop the daemon, then start a new one'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "check" -d 'Report on files without editing them'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers daemon help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "start" -d 'Start the daemon unless it is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "stop" -d 'Stop the daemon and its servers'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'

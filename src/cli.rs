@@ -69,11 +69,12 @@ pub enum Command {
     Check {
         /// The files to check.
         paths: Vec<PathBuf>,
-        /// Check the staged content of the git index.
-        #[arg(long)]
+        /// Check the staged content of the git index (not the working tree), counting as
+        /// new only what it changes from HEAD.
+        #[arg(long, conflicts_with_all = ["paths", "patch"])]
         staged: bool,
-        /// Check the files a diff touches, counting as new only what it introduced.
-        #[arg(long, value_name = "FILE|-")]
+        /// Check the files an applied diff touches, counting as new only what it introduced.
+        #[arg(long, value_name = "FILE|-", conflicts_with = "paths")]
         patch: Option<PathBuf>,
         #[command(flatten)]
         report: ReportArgs,
@@ -86,11 +87,41 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// List past runs of this workspace, show one, or gate on the last.
+    History {
+        /// Show this run and its diagnostics.
+        run: Option<i64>,
+        /// Show the most recent run; exit 1 when it left new errors, 3 when it was
+        /// incomplete, 2 when no run is recorded.
+        #[arg(long, conflicts_with = "run")]
+        last: bool,
+        /// How many runs to list, newest first.
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: usize,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Start, stop or inspect the warm daemon that keeps this workspace's servers running.
     Daemon {
         #[command(subcommand)]
         action: DaemonAction,
     },
+}
+
+impl Command {
+    /// The subcommand's name, as typed and as the history records it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Write { .. } => "write",
+            Command::Edit { .. } => "edit",
+            Command::Patch { .. } => "patch",
+            Command::Check { .. } => "check",
+            Command::Servers { .. } => "servers",
+            Command::History { .. } => "history",
+            Command::Daemon { .. } => "daemon",
+        }
+    }
 }
 
 /// What `daemon` does.

@@ -15,10 +15,12 @@ pub mod diff;
 pub mod doctor;
 pub mod edit;
 pub mod exit;
+pub mod history;
 pub mod lsp;
 pub mod pipeline;
 pub mod report;
 pub mod servers;
+pub mod staged;
 pub mod wait;
 pub mod workspace;
 
@@ -40,7 +42,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     if let Some(code) = daemon::serve_if_asked(&args) {
         return code;
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -52,7 +54,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             };
         }
     };
-    match dispatch(cli) {
+    match dispatch(cli, &args) {
         Ok(code) => code,
         Err(e) => {
             if is_broken_pipe(&e) {
@@ -77,7 +79,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
+    let invocation = history::Invocation::start(cli.command.name(), raw_args);
     let cwd = std::env::current_dir()?;
     let run_dir = match &cli.dir {
         Some(d) => cwd.join(d),
@@ -105,6 +108,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 &workspace,
                 &run_dir,
                 &report,
+                &invocation,
                 |ws| Ok(pipeline::Job::Edit(build(ws)?)),
             )
         }
@@ -119,6 +123,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             &workspace,
             &run_dir,
             &report,
+            &invocation,
             |ws| {
                 Ok(pipeline::Job::Edit(edit::plan_replace(
                     ws,
@@ -135,17 +140,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             strip,
             report,
         } => {
-            let bytes = match patch.as_deref() {
-                None => read_stdin()?,
-                Some(p) if p == Path::new("-") => read_stdin()?,
-                Some(p) => std::fs::read(run_dir.join(p))
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-            };
+            let bytes = read_patch(patch.as_deref(), &run_dir)?;
             report_run(
                 &cli_trust(cli.trust_project),
                 &workspace,
                 &run_dir,
                 &report,
+                &invocation,
                 |ws| {
                     Ok(pipeline::Job::Edit(edit::plan_patch(
                         ws, &run_dir, &bytes, strip,
@@ -159,18 +160,34 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             patch,
             report,
         } => {
-            if staged || patch.is_some() {
-                anyhow::bail!("check --staged and --patch are not supported yet");
-            }
+            // --staged and --patch show the servers a change in memory (HEAD → index,
+            // the working tree with the diff reversed → the working tree).
+            let patch = match patch {
+                Some(p) => Some(read_patch(Some(&p), &run_dir)?),
+                None => None,
+            };
             let paths: Vec<PathBuf> = paths.iter().map(|p| run_dir.join(p)).collect();
             report_run(
                 &cli_trust(cli.trust_project),
                 &workspace,
                 &run_dir,
                 &report,
-                |_| Ok(pipeline::Job::Check(paths)),
+                &invocation,
+                |ws| match (staged, patch) {
+                    (true, _) => Ok(pipeline::Job::Review(staged::plan(ws)?)),
+                    (false, Some(bytes)) => Ok(pipeline::Job::Review(edit::plan_patch_reverse(
+                        ws, &run_dir, &bytes, 1,
+                    )?)),
+                    (false, None) => Ok(pipeline::Job::Check(paths)),
+                },
             )
         }
+        Command::History {
+            run,
+            last,
+            limit,
+            format,
+        } => history::command(&workspace, &run_dir, run, last, limit, format),
         Command::Daemon { action } => daemon::client::command(&action, &workspace),
         Command::Servers { file, format } => {
             let doctor = doctor::gather(&workspace, &run_dir, cli.trust_project, file.as_deref())?;
@@ -192,6 +209,7 @@ fn report_run(
     workspace: &Path,
     run_dir: &Path,
     args: &ReportArgs,
+    invocation: &history::Invocation,
     job: impl FnOnce(&Path) -> Result<pipeline::Job, edit::EditError>,
 ) -> anyhow::Result<i32> {
     let loaded = config::load(workspace, trust.0)?;
@@ -233,6 +251,8 @@ fn report_run(
         },
     };
     report::print(&report, &render)?;
+    // After printing: a slow or broken history never delays or fails the report.
+    history::record(workspace, invocation, &report);
     Ok(report.exit_code)
 }
 
@@ -251,6 +271,17 @@ fn run_in_process(
     pool.observer = None;
     pool.shutdown_all(SHUTDOWN_GRACE);
     result
+}
+
+/// A patch from a file (relative to the run directory), or stdin for `-` or none.
+fn read_patch(patch: Option<&Path>, run_dir: &Path) -> anyhow::Result<Vec<u8>> {
+    match patch {
+        None => read_stdin(),
+        Some(p) if p == Path::new("-") => read_stdin(),
+        Some(p) => {
+            std::fs::read(run_dir.join(p)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+        }
+    }
 }
 
 fn read_stdin() -> anyhow::Result<Vec<u8>> {

@@ -43,17 +43,18 @@ const REPORT: [&str; 12] = [
 ];
 
 /// Each subcommand with its own options and positional arguments (as help prints them).
-const COMMANDS: [(&str, &[&str], &[&str]); 6] = [
+const COMMANDS: [(&str, &[&str], &[&str]); 7] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p"], &["[PATCH]"]),
     ("check", &["--staged", "--patch"], &["[PATHS]..."]),
     ("servers", &["--format"], &["[FILE]"]),
+    ("history", &["--last", "--limit", "--format"], &["[RUN]"]),
     ("daemon", &[], &["<COMMAND>"]),
 ];
 
 fn reporting(name: &str) -> bool {
-    !matches!(name, "servers" | "daemon")
+    !matches!(name, "servers" | "history" | "daemon")
 }
 
 /// `-s` or `--long` for each argument of `cmd` that is an option, with globals.

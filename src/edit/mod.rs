@@ -12,6 +12,9 @@
 //! - `hunks`: placing one hunk in a file's lines (offset search, CRLF retry) and
 //!   explaining why a hunk does not apply.
 //! - `eol`: line-ending helpers shared by the planners.
+//! - `reverse`: the change an already applied patch made, found by planning the
+//!   patch reversed against the tree that holds its result
+//!   ([`plan_patch_reverse`], for `check --patch`).
 //! - `commit`: temporary files, then renames ([`commit`]); its doc states exactly what
 //!   survives a failure.
 //!
@@ -24,6 +27,7 @@ mod eol;
 mod hunks;
 mod patch;
 mod paths;
+mod reverse;
 mod single;
 #[cfg(test)]
 mod tests;
@@ -32,6 +36,7 @@ use std::path::{Path, PathBuf};
 
 pub use commit::commit;
 pub use patch::plan_patch;
+pub use reverse::plan_patch_reverse;
 
 /// What happens to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -1,0 +1,829 @@
+//! The run history (SPEC section 8): every reporting run (`write`, `edit`, `patch`,
+//! `check`) recorded in a SQLite database, one per workspace, and read back by
+//! `lspgate history`. This file owns the database: where it lives, its schema and
+//! migrations, writing a run, reading runs, and what happens when the file is broken.
+//! How runs print is `report::history`'s business.
+//!
+//! Where: `$LSPGATE_DATA_DIR/history/<hash>.sqlite3`, else
+//! `$XDG_DATA_HOME/lspgate/history/...`, else `~/.local/share/lspgate/history/...`;
+//! `<hash>` names the canonical workspace path (the daemon's socket uses the same
+//! hash). Directories are created `0700`: the database holds source file names and
+//! the servers' messages about them.
+//!
+//! Recording never blocks or fails an edit: the run has already been printed when it
+//! is recorded, every failure becomes one `warning:` line on stderr, and a database
+//! that SQLite calls corrupt (or not a database) is renamed `*.corrupt-<unix secs>`
+//! and a fresh one started. A database whose schema is newer than this lspgate knows
+//! (a newer lspgate wrote it) is left alone: the run is not recorded, and `history`
+//! says why, so switching back to the newer version loses nothing.
+//!
+//! Concurrent runs are safe: WAL journal (readers never wait for a writer), a busy
+//! timeout for writers, and every write, migrations included, inside one
+//! `BEGIN IMMEDIATE` transaction.
+
+use std::ffi::OsString;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use lsp_types::NumberOrString;
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
+
+use crate::cli::Format;
+use crate::report::{self, Level, Report, Role};
+
+/// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
+/// version `i` to `i + 1` (`PRAGMA user_version`). Append; never edit a released one.
+const MIGRATIONS: &[&str] = &[
+    // v1: runs and their diagnostics. Paths are absolute; lines and columns 1-based,
+    // as the text report prints them; times in milliseconds since the Unix epoch.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        started_at INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        command TEXT NOT NULL,
+        args TEXT NOT NULL,          -- JSON array of strings
+        workspace TEXT NOT NULL,
+        run_dir TEXT NOT NULL,
+        files TEXT NOT NULL,         -- JSON array of {path, action}
+        exit_code INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        dry_run INTEGER NOT NULL,
+        rejected INTEGER NOT NULL
+    );
+    CREATE TABLE diagnostics (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        role TEXT NOT NULL,          -- edited | dependent
+        line INTEGER NOT NULL,
+        column INTEGER NOT NULL,
+        severity TEXT NOT NULL,      -- Error | Warning | Information | Hint
+        code TEXT,
+        source TEXT,
+        message TEXT NOT NULL,
+        new INTEGER NOT NULL
+    );
+    CREATE INDEX diagnostics_by_run ON diagnostics(run_id);",
+];
+
+/// The schema version this lspgate writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// How long a writer waits for another one. Writes are a few milliseconds; this only
+/// matters when many runs end at once, and it bounds what a stuck lock can cost.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Runs kept per workspace; older ones (and their diagnostics) are dropped.
+const KEEP_RUNS: i64 = 5000;
+
+/// Longest argument stored, in characters: `--content` can carry a whole file.
+const MAX_ARG_CHARS: usize = 2000;
+
+const DATA_DIR_ENV: &str = "LSPGATE_DATA_DIR";
+
+/// What was typed, and when the run started: what the record needs besides the report.
+pub struct Invocation {
+    pub command: String,
+    /// The arguments after the program name, lossily made UTF-8.
+    pub args: Vec<String>,
+    pub started_at: SystemTime,
+    clock: Instant,
+}
+
+impl Invocation {
+    /// Start the clock for a run of `command` typed as `raw` (program name first).
+    pub fn start(command: &str, raw: &[OsString]) -> Invocation {
+        Invocation {
+            command: command.to_owned(),
+            args: raw
+                .iter()
+                .skip(1)
+                .map(|arg| clip(&arg.to_string_lossy()))
+                .collect(),
+            started_at: SystemTime::now(),
+            clock: Instant::now(),
+        }
+    }
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_ARG_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// A recorded run. `diagnostics` is empty in listings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: i64,
+    pub started_at_ms: i64,
+    pub duration_ms: i64,
+    pub command: String,
+    pub args: Vec<String>,
+    pub workspace: PathBuf,
+    pub run_dir: PathBuf,
+    pub files: Vec<RunFile>,
+    pub exit_code: i32,
+    pub summary: String,
+    pub dry_run: bool,
+    pub rejected: bool,
+    pub diagnostics: Vec<StoredDiagnostic>,
+}
+
+impl Run {
+    /// New errors among the run's diagnostics: what `history --last` gates on.
+    pub fn new_errors(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.new && d.severity == Level::Error.lsp_name())
+            .count()
+    }
+}
+
+/// A file of a run: what an edit did to it (`created`, `modified`, `deleted`,
+/// `renamed`), or `checked` for a run that edited nothing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunFile {
+    pub path: PathBuf,
+    pub action: String,
+}
+
+/// One diagnostic of a recorded run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredDiagnostic {
+    pub path: PathBuf,
+    pub role: String,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based, in the server's units.
+    pub column: u32,
+    pub severity: String,
+    pub code: Option<String>,
+    pub source: Option<String>,
+    pub message: String,
+    pub new: bool,
+}
+
+/// Why the history could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("{path}: written by a newer lspgate (schema {found}, this one knows {known})")]
+    Newer {
+        path: String,
+        found: i64,
+        known: i64,
+    },
+    #[error("{path}: {source}")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+impl HistoryError {
+    fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
+        HistoryError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    /// Whether SQLite says the file is damaged or not a database at all.
+    fn is_corrupt(&self) -> bool {
+        match self {
+            HistoryError::Sqlite { source, .. } => is_corrupt(source),
+            _ => false,
+        }
+    }
+}
+
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
+}
+
+/// The database of `workspace` (canonical), or `None` when no data directory can
+/// be named (no `$HOME`).
+pub fn db_path(workspace: &Path) -> Option<PathBuf> {
+    let set = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            // The XDG spec says a relative value is invalid and must be ignored.
+            .filter(|p| p.is_absolute())
+    };
+    let data = set(DATA_DIR_ENV)
+        .or_else(|| set("XDG_DATA_HOME").map(|d| d.join("lspgate")))
+        .or_else(|| {
+            directories::BaseDirs::new().map(|b| b.home_dir().join(".local/share").join("lspgate"))
+        })?;
+    let hash = crate::daemon::paths::workspace_hash(workspace);
+    Some(data.join("history").join(format!("{hash}.sqlite3")))
+}
+
+/// Record a finished run. Never fails: a problem is one warning line on stderr.
+pub fn record(workspace: &Path, invocation: &Invocation, report: &Report) {
+    let Some(path) = db_path(workspace) else {
+        warn("no data directory ($HOME is not set); this run is not recorded");
+        return;
+    };
+    if let Err(e) = record_at(&path, invocation, report) {
+        warn(&format!("{e}; this run is not recorded"));
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn warn(message: &str) {
+    eprintln!("lspgate: warning: history: {message}");
+}
+
+/// Record into the database at `path`, moving a corrupt one aside first.
+pub fn record_at(
+    path: &Path,
+    invocation: &Invocation,
+    report: &Report,
+) -> Result<i64, HistoryError> {
+    if let Some(dir) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| HistoryError::Unavailable(format!("{}: {e}", dir.display())))?;
+    }
+    let attempt = || -> Result<i64, HistoryError> {
+        let mut conn = open(path, true)?;
+        insert(&mut conn, invocation, report).map_err(|e| HistoryError::sqlite(path, e))
+    };
+    match attempt() {
+        Err(e) if e.is_corrupt() => {
+            let aside = move_aside(path)?;
+            warn(&format!(
+                "{}: {e}; moved it aside to {}",
+                path.display(),
+                aside.display()
+            ));
+            attempt()
+        }
+        other => other,
+    }
+}
+
+/// Rename a broken database (and its WAL and shared-memory files, which belong to it
+/// and must not be replayed into a new one) to `*.corrupt-<unix secs>`.
+fn move_aside(path: &Path) -> Result<PathBuf, HistoryError> {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(".corrupt-{secs}"));
+    let aside = PathBuf::from(aside);
+    std::fs::rename(path, &aside).map_err(|e| {
+        HistoryError::Unavailable(format!(
+            "{}: corrupt, and cannot be moved aside: {e}",
+            path.display()
+        ))
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut to = aside.as_os_str().to_owned();
+        to.push(suffix);
+        // Missing is the usual case; a failure leaves a stale file SQLite would
+        // replay, so remove it instead.
+        if std::fs::rename(&from, &to).is_err() {
+            let _ = std::fs::remove_file(&from);
+        }
+    }
+    Ok(aside)
+}
+
+/// Open and migrate. With `create` false a missing database is an error of kind
+/// `Unavailable`, which readers take as "no runs".
+fn open(path: &Path, create: bool) -> Result<Connection, HistoryError> {
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    } else if !path.exists() {
+        return Err(HistoryError::Unavailable(format!(
+            "{}: no such file",
+            path.display()
+        )));
+    }
+    let sqlite = |e| HistoryError::sqlite(path, e);
+    let mut conn = Connection::open_with_flags(path, flags).map_err(sqlite)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+    // Before anything that writes: a newer lspgate's database is left as it is.
+    let version = user_version(&conn).map_err(sqlite)?;
+    if version > SCHEMA_VERSION {
+        return Err(newer(path, version));
+    }
+    // `journal_mode` answers with the mode now in force, so it is a query.
+    let _: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .map_err(sqlite)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(sqlite)?;
+    migrate(&mut conn, path)?;
+    Ok(conn)
+}
+
+/// Bring the schema to [`SCHEMA_VERSION`], all steps in one transaction; refuse a
+/// newer one.
+fn migrate(conn: &mut Connection, path: &Path) -> Result<(), HistoryError> {
+    let sqlite = |e| HistoryError::sqlite(path, e);
+    let version = user_version(conn).map_err(sqlite)?;
+    if version == SCHEMA_VERSION {
+        return Ok(());
+    }
+    if version > SCHEMA_VERSION {
+        return Err(newer(path, version));
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sqlite)?;
+    // Another run may have migrated while this one waited for the lock.
+    let version = user_version(&tx).map_err(sqlite)?;
+    if version > SCHEMA_VERSION {
+        return Err(newer(path, version));
+    }
+    let start = usize::try_from(version).unwrap_or(0);
+    for sql in &MIGRATIONS[start.min(MIGRATIONS.len())..] {
+        tx.execute_batch(sql).map_err(sqlite)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+        .map_err(sqlite)?;
+    tx.commit().map_err(sqlite)
+}
+
+fn newer(path: &Path, found: i64) -> HistoryError {
+    HistoryError::Newer {
+        path: path.display().to_string(),
+        found,
+        known: SCHEMA_VERSION,
+    }
+}
+
+fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+}
+
+fn millis(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or_default()
+}
+
+fn insert(
+    conn: &mut Connection,
+    invocation: &Invocation,
+    report: &Report,
+) -> rusqlite::Result<i64> {
+    let files: Vec<RunFile> = if report.applied.is_empty() {
+        report
+            .files
+            .iter()
+            .filter(|f| f.role == Role::Edited)
+            .map(|f| RunFile {
+                path: f.path.clone(),
+                action: "checked".to_owned(),
+            })
+            .collect()
+    } else {
+        report
+            .applied
+            .iter()
+            .map(|a| RunFile {
+                path: a.path.clone(),
+                // The same lowercase word the JSON report uses.
+                action: serde_json::to_value(a.action)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+            })
+            .collect()
+    };
+    let duration_ms = i64::try_from(invocation.clock.elapsed().as_millis()).unwrap_or(i64::MAX);
+
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO runs (started_at, duration_ms, command, args, workspace, run_dir,
+                           files, exit_code, summary, dry_run, rejected)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            millis(invocation.started_at),
+            duration_ms,
+            invocation.command,
+            to_json(&invocation.args),
+            report.workspace.to_string_lossy(),
+            report.run_dir.to_string_lossy(),
+            to_json(&files),
+            report.exit_code,
+            report::summary_line(report),
+            report.dry_run,
+            report.rejected,
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    {
+        let mut stmt = tx.prepare(
+            "INSERT INTO diagnostics (run_id, path, role, line, column, severity, code,
+                                      source, message, new)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for file in &report.files {
+            let role = match file.role {
+                Role::Edited => "edited",
+                Role::Dependent => "dependent",
+            };
+            for reported in report::listed(file, true) {
+                let d = &reported.diagnostic;
+                let code = d.code.as_ref().map(|c| match c {
+                    NumberOrString::Number(n) => n.to_string(),
+                    NumberOrString::String(s) => s.clone(),
+                });
+                stmt.execute(params![
+                    id,
+                    file.path.to_string_lossy(),
+                    role,
+                    i64::from(d.range.start.line) + 1,
+                    i64::from(d.range.start.character) + 1,
+                    Level::of(d).lsp_name(),
+                    code,
+                    d.source,
+                    d.message,
+                    reported.new,
+                ])?;
+            }
+        }
+    }
+    tx.execute("DELETE FROM runs WHERE id <= ?1", params![id - KEEP_RUNS])?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// A list stored as JSON text. Serialising strings and paths cannot fail; should it,
+/// an empty list is a better record than none.
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "[]".to_owned())
+}
+
+// ---------------------------------------------------------------------------------
+// Reading
+
+/// The history of `workspace`, opened for reading: `Ok(None)` when nothing was
+/// ever recorded.
+fn open_for_reading(workspace: &Path) -> Result<Option<(Connection, PathBuf)>, HistoryError> {
+    let path = db_path(workspace).ok_or_else(|| {
+        HistoryError::Unavailable("no data directory ($HOME is not set)".to_owned())
+    })?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let conn = open(&path, false)?;
+    Ok(Some((conn, path)))
+}
+
+const RUN_COLUMNS: &str = "id, started_at, duration_ms, command, args, workspace, run_dir, files,
+                           exit_code, summary, dry_run, rejected";
+
+fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+    let args: String = row.get(4)?;
+    let files: String = row.get(7)?;
+    Ok(Run {
+        id: row.get(0)?,
+        started_at_ms: row.get(1)?,
+        duration_ms: row.get(2)?,
+        command: row.get(3)?,
+        args: serde_json::from_str(&args).unwrap_or_default(),
+        workspace: PathBuf::from(row.get::<_, String>(5)?),
+        run_dir: PathBuf::from(row.get::<_, String>(6)?),
+        files: serde_json::from_str(&files).unwrap_or_default(),
+        exit_code: row.get(8)?,
+        summary: row.get(9)?,
+        dry_run: row.get(10)?,
+        rejected: row.get(11)?,
+        diagnostics: Vec::new(),
+    })
+}
+
+/// The newest `limit` runs, newest first, without their diagnostics.
+pub fn list(workspace: &Path, limit: usize) -> Result<Vec<Run>, HistoryError> {
+    let Some((conn, path)) = open_for_reading(workspace)? else {
+        return Ok(Vec::new());
+    };
+    let sqlite = |e| HistoryError::sqlite(&path, e);
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT ?1"
+        ))
+        .map_err(sqlite)?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let runs = stmt
+        .query_map(params![limit], run_from_row)
+        .map_err(sqlite)?
+        .collect::<rusqlite::Result<Vec<Run>>>()
+        .map_err(sqlite)?;
+    Ok(runs)
+}
+
+/// One run with its diagnostics: run `id`, or the newest with `None`.
+pub fn get(workspace: &Path, id: Option<i64>) -> Result<Option<Run>, HistoryError> {
+    let Some((conn, path)) = open_for_reading(workspace)? else {
+        return Ok(None);
+    };
+    let sqlite = |e| HistoryError::sqlite(&path, e);
+    let run = match id {
+        Some(id) => conn.query_row(
+            &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
+            params![id],
+            run_from_row,
+        ),
+        None => conn.query_row(
+            &format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"),
+            [],
+            run_from_row,
+        ),
+    }
+    .optional()
+    .map_err(sqlite)?;
+    let Some(mut run) = run else { return Ok(None) };
+    let mut stmt = conn
+        .prepare(
+            "SELECT path, role, line, column, severity, code, source, message, new
+             FROM diagnostics WHERE run_id = ?1 ORDER BY rowid",
+        )
+        .map_err(sqlite)?;
+    run.diagnostics = stmt
+        .query_map(params![run.id], |row| {
+            Ok(StoredDiagnostic {
+                path: PathBuf::from(row.get::<_, String>(0)?),
+                role: row.get(1)?,
+                line: row.get(2)?,
+                column: row.get(3)?,
+                severity: row.get(4)?,
+                code: row.get(5)?,
+                source: row.get(6)?,
+                message: row.get(7)?,
+                new: row.get(8)?,
+            })
+        })
+        .map_err(sqlite)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(sqlite)?;
+    Ok(Some(run))
+}
+
+/// `lspgate history`: list runs, show one, or gate on the last (exit 1 when it left a
+/// new error, 3 when it found none but was incomplete, 2 when nothing was recorded).
+pub fn command(
+    workspace: &Path,
+    run_dir: &Path,
+    run: Option<i64>,
+    last: bool,
+    limit: usize,
+    format: Format,
+) -> anyhow::Result<i32> {
+    let view = report::history::View { run_dir, format };
+    if !last && run.is_none() {
+        let runs = list(workspace, limit).map_err(|e| anyhow::anyhow!("history: {e}"))?;
+        report::history::print_list(&runs, workspace, &view)?;
+        return Ok(crate::exit::OK);
+    }
+    match get(workspace, run).map_err(|e| anyhow::anyhow!("history: {e}"))? {
+        Some(found) => {
+            report::history::print_run(&found, &view)?;
+            if !last {
+                Ok(crate::exit::OK)
+            } else if found.new_errors() > 0 {
+                Ok(crate::exit::NEW_DIAGNOSTICS)
+            } else if found.exit_code == crate::exit::INCOMPLETE {
+                Ok(crate::exit::INCOMPLETE)
+            } else {
+                Ok(crate::exit::OK)
+            }
+        }
+        None => match run {
+            Some(id) => anyhow::bail!("history: no run {id} in the history of this workspace"),
+            // A gate must not pass on nothing: no run is not a passing run.
+            None => anyhow::bail!("history: no runs recorded for {}", workspace.display()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use lsp_types::DiagnosticSeverity;
+
+    use super::*;
+    use crate::report::fixtures::{diag, file, reported, spec_example, with_code};
+
+    fn invocation(command: &str) -> Invocation {
+        Invocation::start(
+            command,
+            &[OsString::from("lspgate"), OsString::from(command)],
+        )
+    }
+
+    fn tables(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .expect("prepare");
+        stmt.query_map([], |row| row.get(0))
+            .expect("query")
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .expect("rows")
+    }
+
+    #[test]
+    fn an_empty_database_migrates_to_the_current_schema() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        // Version 0: an empty file SQLite has created, as an older setup might leave.
+        Connection::open(&path)
+            .expect("create")
+            .close()
+            .expect("close");
+        let conn = open(&path, false).expect("open and migrate");
+        assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
+        assert_eq!(tables(&conn), ["diagnostics", "runs", "sqlite_sequence"]);
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .expect("journal mode");
+        assert_eq!(mode, "wal");
+    }
+
+    /// Each earlier version, built by applying only its migrations, reaches the
+    /// current one with the rows it held intact.
+    #[test]
+    fn every_earlier_version_migrates_and_keeps_its_runs() {
+        for version in 0..SCHEMA_VERSION {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join("h.sqlite3");
+            let conn = Connection::open(&path).expect("create");
+            for sql in &MIGRATIONS[..usize::try_from(version).expect("small")] {
+                conn.execute_batch(sql).expect("old migration");
+            }
+            conn.pragma_update(None, "user_version", version)
+                .expect("set version");
+            let had_runs = version >= 1;
+            if had_runs {
+                conn.execute(
+                    "INSERT INTO runs (started_at, duration_ms, command, args, workspace,
+                     run_dir, files, exit_code, summary, dry_run, rejected)
+                     VALUES (1, 2, 'edit', '[]', '/w', '/w', '[]', 0, 's', 0, 0)",
+                    [],
+                )
+                .expect("old row");
+            }
+            conn.close().expect("close");
+            let conn = open(&path, false).expect("migrate");
+            assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
+            let runs: i64 = conn
+                .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
+                .expect("count");
+            assert_eq!(runs, i64::from(had_runs), "from version {version}");
+        }
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let conn = Connection::open(&path).expect("create");
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .expect("set version");
+        conn.close().expect("close");
+        let err = record_at(&path, &invocation("edit"), &spec_example())
+            .expect_err("a newer schema is not written to");
+        assert!(
+            matches!(err, HistoryError::Newer { found, .. } if found == SCHEMA_VERSION + 1),
+            "{err}"
+        );
+        assert!(err.to_string().contains("newer lspgate"), "{err}");
+        let conn = Connection::open(&path).expect("reopen");
+        assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION + 1);
+        assert!(tables(&conn).is_empty(), "nothing was created in it");
+    }
+
+    #[test]
+    fn records_and_reads_back_a_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("deep/er/h.sqlite3");
+        let mut report = spec_example();
+        report.files.push(file(
+            "/abs/root/d.py",
+            Role::Dependent,
+            vec![reported(
+                with_code(diag(DiagnosticSeverity::WARNING, 0, 0, "w"), "W9"),
+                false,
+            )],
+        ));
+        let id = record_at(&path, &invocation("edit"), &report).expect("record");
+        let conn = open(&path, false).expect("open");
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |row| row.get(0)).expect(sql) };
+        assert_eq!(count("SELECT count(*) FROM runs"), 1);
+        // 5 in cli.py, 2 in app.py, 1 in d.py: every diagnostic, new or not.
+        assert_eq!(count("SELECT count(*) FROM diagnostics"), 8);
+        assert_eq!(count("SELECT count(*) FROM diagnostics WHERE new = 0"), 2);
+        let (line, column, code): (i64, i64, Option<String>) = conn
+            .query_row(
+                "SELECT line, column, code FROM diagnostics WHERE path = '/abs/root/src/app.py'
+                 AND severity = 'Error'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .expect("app.py's error");
+        assert_eq!(
+            (line, column, code.as_deref()),
+            (12, 5, Some("reportAttributeAccessIssue"))
+        );
+        drop(conn);
+        assert!(id > 0);
+    }
+
+    #[test]
+    fn a_corrupt_database_is_moved_aside_and_a_new_one_started() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let garbage =
+            b"this is not a database, but it is long enough to look like one. ".repeat(100);
+        std::fs::write(&path, &garbage).expect("write garbage");
+        record_at(&path, &invocation("write"), &spec_example()).expect("recorded anyway");
+        let aside: Vec<PathBuf> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.to_string_lossy().contains(".corrupt-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert_eq!(std::fs::read(&aside[0]).expect("read aside"), garbage);
+        let conn = open(&path, false).expect("the new database");
+        let runs: i64 = conn
+            .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(runs, 1);
+    }
+
+    #[test]
+    fn an_unwritable_place_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "x").expect("write");
+        // The database's directory would have to be inside a regular file.
+        let err = record_at(
+            &blocker.join("h.sqlite3"),
+            &invocation("edit"),
+            &spec_example(),
+        )
+        .expect_err("cannot be created");
+        assert!(matches!(err, HistoryError::Unavailable(_)), "{err}");
+    }
+
+    #[test]
+    fn new_errors_count_only_new_errors() {
+        let d = |severity: &str, new| StoredDiagnostic {
+            path: PathBuf::from("/a.py"),
+            role: "edited".to_owned(),
+            line: 1,
+            column: 1,
+            severity: severity.to_owned(),
+            code: None,
+            source: None,
+            message: "m".to_owned(),
+            new,
+        };
+        let mut run = Run {
+            id: 1,
+            started_at_ms: 0,
+            duration_ms: 0,
+            command: "edit".to_owned(),
+            args: Vec::new(),
+            workspace: PathBuf::from("/"),
+            run_dir: PathBuf::from("/"),
+            files: Vec::new(),
+            exit_code: 0,
+            summary: String::new(),
+            dry_run: false,
+            rejected: false,
+            diagnostics: vec![d("Error", false), d("Warning", true)],
+        };
+        assert_eq!(run.new_errors(), 0);
+        run.diagnostics.push(d("Error", true));
+        assert_eq!(run.new_errors(), 1);
+    }
+
+    #[test]
+    fn long_arguments_are_clipped() {
+        let long = "x".repeat(MAX_ARG_CHARS + 10);
+        let inv = Invocation::start("write", &[OsString::from("lspgate"), OsString::from(&long)]);
+        assert_eq!(inv.args[0].chars().count(), MAX_ARG_CHARS + 1);
+        assert!(inv.args[0].ends_with('…'));
+    }
+}

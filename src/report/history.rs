@@ -1,0 +1,445 @@
+//! `lspgate history` on stdout: the list of runs and one run with its diagnostics, as
+//! text or JSON. The records come from `crate::history`; this file only lays them out.
+//!
+//! Text: one run a line, newest first (`ID  STARTED  COMMAND  EXIT  SUMMARY`); one run
+//! as a few `Key: value` lines, then its diagnostics as the report prints them, new ones
+//! marked. JSON: `{"schema": 1, "workspace": ..., "runs": [RUN...]}` for a list, and
+//! `{"schema": 1, "run": RUN}` for one run, where RUN has the keys of [`JsonRun`] and,
+//! for one run, `diagnostics`. Times are UTC, `2026-05-01T10:22:03Z`, and in
+//! milliseconds since the Unix epoch; paths relative to the run directory of the
+//! `history` command, as in reports.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::display_path;
+use super::text::{MAX_MESSAGE_CHARS, one_line, truncate};
+use crate::cli::Format;
+use crate::history::{Run, StoredDiagnostic};
+
+/// Bumped when a key changes meaning or disappears.
+pub const SCHEMA: u32 = 1;
+
+/// How to show history.
+pub struct View<'a> {
+    /// Paths print relative to this directory.
+    pub run_dir: &'a Path,
+    pub format: Format,
+}
+
+#[derive(Serialize)]
+struct JsonList<'a> {
+    schema: u32,
+    workspace: String,
+    runs: Vec<JsonRun<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonOne<'a> {
+    schema: u32,
+    run: JsonRun<'a>,
+}
+
+#[derive(Serialize)]
+struct JsonRun<'a> {
+    id: i64,
+    started_at: String,
+    started_at_ms: i64,
+    duration_ms: i64,
+    command: &'a str,
+    args: &'a [String],
+    workspace: String,
+    run_dir: String,
+    files: Vec<JsonFile<'a>>,
+    exit_code: i32,
+    summary: &'a str,
+    dry_run: bool,
+    rejected: bool,
+    new_errors: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics: Option<Vec<JsonDiagnostic<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    path: String,
+    action: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    path: String,
+    role: &'a str,
+    line: u32,
+    column: u32,
+    severity: &'a str,
+    code: Option<&'a str>,
+    source: Option<&'a str>,
+    message: &'a str,
+    new: bool,
+}
+
+fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRun<'a> {
+    JsonRun {
+        id: run.id,
+        started_at: utc(run.started_at_ms),
+        started_at_ms: run.started_at_ms,
+        duration_ms: run.duration_ms,
+        command: &run.command,
+        args: &run.args,
+        workspace: run.workspace.display().to_string(),
+        run_dir: run.run_dir.display().to_string(),
+        files: run
+            .files
+            .iter()
+            .map(|f| JsonFile {
+                path: display_path(&f.path, view.run_dir),
+                action: &f.action,
+            })
+            .collect(),
+        exit_code: run.exit_code,
+        summary: &run.summary,
+        dry_run: run.dry_run,
+        rejected: run.rejected,
+        new_errors: run.new_errors(),
+        diagnostics: with_diagnostics.then(|| {
+            run.diagnostics
+                .iter()
+                .map(|d| JsonDiagnostic {
+                    path: display_path(&d.path, view.run_dir),
+                    role: &d.role,
+                    line: d.line,
+                    column: d.column,
+                    severity: &d.severity,
+                    code: d.code.as_deref(),
+                    source: d.source.as_deref(),
+                    message: &d.message,
+                    new: d.new,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// Print the list of runs. An empty history prints nothing in text (and says so on
+/// stderr), an empty `runs` list in JSON.
+pub fn print_list(runs: &[Run], workspace: &Path, view: &View<'_>) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = render_list(runs, workspace, view, &mut out).and_then(|()| out.flush());
+    super::ignore_broken_pipe(result)?;
+    if runs.is_empty() && view.format == Format::Text {
+        let mut err = io::stderr().lock();
+        writeln!(err, "note: no runs recorded for {}", workspace.display())?;
+    }
+    Ok(())
+}
+
+/// Print one run with its diagnostics.
+pub fn print_run(run: &Run, view: &View<'_>) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = render_run(run, view, &mut out).and_then(|()| out.flush());
+    super::ignore_broken_pipe(result)
+}
+
+pub fn render_list(
+    runs: &[Run],
+    workspace: &Path,
+    view: &View<'_>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if view.format == Format::Json {
+        let list = JsonList {
+            schema: SCHEMA,
+            workspace: workspace.display().to_string(),
+            runs: runs.iter().map(|r| json_run(r, view, false)).collect(),
+        };
+        serde_json::to_writer(&mut *out, &list).map_err(io::Error::from)?;
+        return writeln!(out);
+    }
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let id_width = runs
+        .iter()
+        .map(|r| r.id.to_string().len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let command_width = runs
+        .iter()
+        .map(|r| r.command.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    writeln!(
+        out,
+        "{:>id_width$}  {:<20}  {:<command_width$}  EXIT  SUMMARY",
+        "ID", "STARTED", "COMMAND"
+    )?;
+    for run in runs {
+        writeln!(
+            out,
+            "{:>id_width$}  {:<20}  {:<command_width$}  {:>4}  {}",
+            run.id,
+            utc(run.started_at_ms),
+            run.command,
+            run.exit_code,
+            one_line(&run.summary)
+        )?;
+    }
+    Ok(())
+}
+
+pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
+    if view.format == Format::Json {
+        let one = JsonOne {
+            schema: SCHEMA,
+            run: json_run(run, view, true),
+        };
+        serde_json::to_writer(&mut *out, &one).map_err(io::Error::from)?;
+        return writeln!(out);
+    }
+    writeln!(
+        out,
+        "Run {}: {} at {}, {:.2}s, exit {}",
+        run.id,
+        run.command,
+        utc(run.started_at_ms),
+        run.duration_ms as f64 / 1000.0,
+        run.exit_code
+    )?;
+    let args: Vec<String> = run.args.iter().map(|a| shell_word(a)).collect();
+    writeln!(out, "Command: lspgate {}", one_line(&args.join(" ")))?;
+    writeln!(out, "Workspace: {}", run.workspace.display())?;
+    if !run.files.is_empty() {
+        let files: Vec<String> = run
+            .files
+            .iter()
+            .map(|f| format!("{} ({})", display_path(&f.path, view.run_dir), f.action))
+            .collect();
+        writeln!(out, "Files: {}", files.join(", "))?;
+    }
+    writeln!(out, "{}", one_line(&run.summary))?;
+    let (new, old): (Vec<&StoredDiagnostic>, Vec<&StoredDiagnostic>) =
+        run.diagnostics.iter().partition(|d| d.new);
+    for (title, list) in [("New", new), ("Already there", old)] {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{title}:")?;
+        for d in list {
+            writeln!(out, "{}", entry(d, view.run_dir))?;
+        }
+    }
+    Ok(())
+}
+
+/// A stored diagnostic as the text report prints one.
+fn entry(d: &StoredDiagnostic, run_dir: &Path) -> String {
+    let severity = match d.severity.as_str() {
+        "Warning" => "Warn",
+        "Information" => "Info",
+        other => other,
+    };
+    let mut line = format!(
+        "{severity}: {}:{}:{}",
+        display_path(&d.path, run_dir),
+        d.line,
+        d.column
+    );
+    if d.source.is_some() || d.code.is_some() {
+        line.push(' ');
+    }
+    if let Some(source) = &d.source {
+        line.push_str(&format!("[{}]", one_line(source)));
+    }
+    if let Some(code) = &d.code {
+        line.push_str(&format!("[{}]", one_line(code)));
+    }
+    line.push(' ');
+    line.push_str(&truncate(&one_line(&d.message), MAX_MESSAGE_CHARS));
+    line
+}
+
+/// An argument as a shell would need it typed: bare when it is plain, else in single
+/// quotes.
+fn shell_word(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
+    if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC: no time zone
+/// database needed, and the same on every machine that reads a shared log).
+pub fn utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// Howard Hinnant's days-to-civil algorithm: days since 1970-01-01 to (y, m, d).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::history::RunFile;
+
+    #[test]
+    fn utc_times() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_714_558_923_456), "2024-05-01T10:22:03Z");
+        assert_eq!(utc(-1000), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(shell_word("a.py"), "a.py");
+        assert_eq!(shell_word("--old"), "--old");
+        assert_eq!(shell_word("return 42"), "'return 42'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    fn run() -> Run {
+        Run {
+            id: 7,
+            started_at_ms: 1_714_558_923_456,
+            duration_ms: 1234,
+            command: "edit".to_owned(),
+            args: ["edit", "a.py", "--old", "x", "--new", "return 42"]
+                .map(String::from)
+                .to_vec(),
+            workspace: PathBuf::from("/w"),
+            run_dir: PathBuf::from("/w"),
+            files: vec![RunFile {
+                path: PathBuf::from("/w/a.py"),
+                action: "modified".to_owned(),
+            }],
+            exit_code: 1,
+            summary: "New: 1 errors, 0 warnings (edit applied)".to_owned(),
+            dry_run: false,
+            rejected: false,
+            diagnostics: vec![
+                StoredDiagnostic {
+                    path: PathBuf::from("/w/a.py"),
+                    role: "edited".to_owned(),
+                    line: 2,
+                    column: 12,
+                    severity: "Error".to_owned(),
+                    code: Some("reportReturnType".to_owned()),
+                    source: Some("Pyright".to_owned()),
+                    message: "Type \"int\" is not assignable".to_owned(),
+                    new: true,
+                },
+                StoredDiagnostic {
+                    path: PathBuf::from("/w/c.py"),
+                    role: "dependent".to_owned(),
+                    line: 3,
+                    column: 14,
+                    severity: "Warning".to_owned(),
+                    code: None,
+                    source: None,
+                    message: "old".to_owned(),
+                    new: false,
+                },
+            ],
+        }
+    }
+
+    fn text(f: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
+        let mut out = Vec::new();
+        f(&mut out).expect("write to a Vec");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn one_run_as_text() {
+        let view = View {
+            run_dir: Path::new("/w"),
+            format: Format::Text,
+        };
+        let shown = text(|out| render_run(&run(), &view, out));
+        assert_eq!(
+            shown,
+            "Run 7: edit at 2024-05-01T10:22:03Z, 1.23s, exit 1\n\
+             Command: lspgate edit a.py --old x --new 'return 42'\n\
+             Workspace: /w\n\
+             Files: a.py (modified)\n\
+             New: 1 errors, 0 warnings (edit applied)\n\
+             \n\
+             New:\n\
+             Error: a.py:2:12 [Pyright][reportReturnType] Type \"int\" is not assignable\n\
+             \n\
+             Already there:\n\
+             Warn: c.py:3:14 old\n"
+        );
+    }
+
+    #[test]
+    fn list_as_text_and_json() {
+        let view = View {
+            run_dir: Path::new("/w"),
+            format: Format::Text,
+        };
+        let shown = text(|out| render_list(&[run()], Path::new("/w"), &view, out));
+        assert_eq!(
+            shown,
+            "ID  STARTED               COMMAND  EXIT  SUMMARY\n \
+             7  2024-05-01T10:22:03Z  edit        1  New: 1 errors, 0 warnings (edit applied)\n"
+        );
+        assert_eq!(
+            text(|out| render_list(&[], Path::new("/w"), &view, out)),
+            ""
+        );
+        let view = View {
+            format: Format::Json,
+            ..view
+        };
+        let json: serde_json::Value = serde_json::from_str(&text(|out| {
+            render_list(&[run()], Path::new("/w"), &view, out)
+        }))
+        .expect("JSON");
+        assert_eq!(json["schema"], 1);
+        assert_eq!(json["runs"][0]["id"], 7);
+        assert_eq!(json["runs"][0]["new_errors"], 1);
+        assert_eq!(json["runs"][0]["files"][0]["path"], "a.py");
+        assert!(json["runs"][0].get("diagnostics").is_none());
+        let json: serde_json::Value =
+            serde_json::from_str(&text(|out| render_run(&run(), &view, out))).expect("JSON");
+        assert_eq!(json["run"]["diagnostics"][0]["line"], 2);
+        assert_eq!(json["run"]["diagnostics"][1]["new"], false);
+        assert_eq!(json["run"]["started_at"], "2024-05-01T10:22:03Z");
+    }
+}
