@@ -261,7 +261,7 @@ New: 0 errors, 0 warnings (edit applied)
 </diagnostic_summary>
 "
         );
-        assert!(render_plain(&clean(false)).contains("(no edit; "));
+        assert!(render_plain(&clean(false)).contains("(no edit)"));
     }
 
     #[test]
