@@ -617,3 +617,22 @@ fn two_processes_editing_at_once_lose_no_edit() {
     assert_eq!(out.fake_pids().len(), 1, "{out}");
     stop(out);
 }
+
+/// A runtime dir whose socket path cannot be bound: the run goes in-process at once,
+/// says so, and reports as usual.
+#[test]
+fn an_unusable_runtime_dir_falls_back_to_the_one_shot_path() {
+    let (test, _guard) = setup();
+    let long = test.private_dir("runtime").join("x".repeat(120));
+    let run = test
+        .env("LSPGATE_RUNTIME_DIR", &long)
+        .args(["write", "a.fake", "--content", "ERROR anyway\n"])
+        .run();
+    run.assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] anyway")
+        .stderr_contains("too long for a Unix socket")
+        .stderr_contains("running the servers in this process")
+        .assert_elapsed_below(Duration::from_secs(5));
+    assert!(daemon_pids(run.workspace()).is_empty(), "{run}");
+    run.assert_no_orphans();
+}

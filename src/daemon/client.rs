@@ -37,6 +37,8 @@ const EXCHANGE_BOUND: Duration = Duration::from_secs(10);
 const STOP_BOUND: Duration = Duration::from_secs(10);
 /// Times a run is offered again after the daemon went away before taking it up.
 const ATTEMPTS: usize = 4;
+/// The longest socket path every Unix binds (macOS's `sun_path` less its NUL).
+const MAX_SOCKET_PATH: usize = 103;
 /// The log is cut when a daemon starts and finds it larger.
 const MAX_LOG: u64 = 1024 * 1024;
 
@@ -187,6 +189,13 @@ fn is_timeout(e: &io::Error) -> bool {
 /// of a daemon that died). Several CLIs may do this at once: every daemon started but
 /// the one that takes the lock exits at once, and all CLIs end up on the same socket.
 fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, String> {
+    // `sun_path` holds 108 bytes on Linux, 104 on macOS: a longer path cannot be bound.
+    if paths.socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(format!(
+            "the socket path {} is too long for a Unix socket",
+            paths.socket.display()
+        ));
+    }
     let deadline = Instant::now() + CONNECT_BOUND;
     let mut child: Option<Child> = None;
     let mut last_spawn: Option<Instant> = None;
@@ -196,10 +205,19 @@ fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, Strin
             Ok(s) => return Ok(s),
             Err(e) => e,
         };
-        // Reaps a started daemon that exited, so it leaves no zombie behind.
-        let running = child
-            .as_mut()
-            .is_some_and(|c| matches!(c.try_wait(), Ok(None)));
+        // Reaps a started daemon that exited, so it leaves no zombie behind. One
+        // that lost the lock exits 0 (another daemon is starting or on its way out:
+        // try again); any other exit is a failure that trying again will not cure.
+        let running = match child.as_mut().map(Child::try_wait) {
+            Some(Ok(None)) => true,
+            Some(Ok(Some(status))) if !status.success() => {
+                return Err(format!(
+                    "the daemon failed to start ({status}; log: {})",
+                    paths.log.display()
+                ));
+            }
+            _ => false,
+        };
         if !running && last_spawn.is_none_or(|t| t.elapsed() >= RESPAWN_EVERY) {
             child = Some(
                 spawn(paths, workspace).map_err(|e| format!("could not start the daemon: {e}"))?,
