@@ -291,8 +291,9 @@ def measure_edit(cmd: list[str], root: Path, rel: str, language_id: str, old: st
                  startup_timeout: float = 120.0, timeout: float = 60.0) -> dict:
     """Spawn the server at `root`, open `rel`, replace `old` by `new` in it, and time
     each step. Returns milliseconds: `first_diag` (spawn → the file's first
-    diagnostics), `change` (didChange → diagnostics of the new text), and whether
-    that answer held an error."""
+    diagnostics), `settled` (spawn → the end of start-up work: the last message
+    before a second of silence with no progress under way), `change` (didChange →
+    diagnostics of the new text), and whether that answer held an error."""
     path = root / rel
     text = path.read_text()
     if old not in text:
@@ -314,6 +315,9 @@ def measure_edit(cmd: list[str], root: Path, rel: str, language_id: str, old: st
         # Let start-up work (indexing, cargo check, project loading) finish, so the
         # change below is timed on a warm server as an editor would see it.
         client.pump_quiet(quiet=1.0, timeout=startup_timeout)
+        # The last message before the quiet period: when start-up work really ended.
+        # (A pull server such as rust-analyzer answers the first pull long before.)
+        settled = (client.last_message - client.t_spawn) * 1000
 
         new_text = text.replace(old, new, 1)
         path.write_text(new_text)
@@ -331,6 +335,7 @@ def measure_edit(cmd: list[str], root: Path, rel: str, language_id: str, old: st
             t_diag, diags = client.diagnostics_after(path, t_change, fresh, timeout)
         return {
             "first_diag": first_diag,
+            "settled": settled,
             "change": (t_diag - t_change) * 1000,
             "mode": "pull" if client.pull else "push",
             "error_seen": has_error(diags),
