@@ -128,17 +128,9 @@ pub struct Run {
     pub summary: String,
     pub dry_run: bool,
     pub rejected: bool,
-    pub diagnostics: Vec<StoredDiagnostic>,
-}
-
-impl Run {
     /// New errors among the run's diagnostics: what `history --last` gates on.
-    pub fn new_errors(&self) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.new && d.severity == Level::Error.lsp_name())
-            .count()
-    }
+    pub new_errors: usize,
+    pub diagnostics: Vec<StoredDiagnostic>,
 }
 
 /// A file of a run: what an edit did to it (`created`, `modified`, `deleted`,
@@ -490,7 +482,9 @@ fn open_for_reading(workspace: &Path) -> Result<Option<(Connection, PathBuf)>, H
 }
 
 const RUN_COLUMNS: &str = "id, started_at, duration_ms, command, args, workspace, run_dir, files,
-                           exit_code, summary, dry_run, rejected";
+    exit_code, summary, dry_run, rejected,
+    (SELECT count(*) FROM diagnostics d
+     WHERE d.run_id = runs.id AND d.new AND d.severity = 'Error')";
 
 fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
     let args: String = row.get(4)?;
@@ -508,6 +502,7 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         summary: row.get(9)?,
         dry_run: row.get(10)?,
         rejected: row.get(11)?,
+        new_errors: usize::try_from(row.get::<_, i64>(12)?).unwrap_or(0),
         diagnostics: Vec::new(),
     })
 }
@@ -600,7 +595,7 @@ pub fn command(
             report::history::print_run(&found, &view)?;
             if !last {
                 Ok(crate::exit::OK)
-            } else if found.new_errors() > 0 {
+            } else if found.new_errors > 0 {
                 Ok(crate::exit::NEW_DIAGNOSTICS)
             } else if found.exit_code == crate::exit::INCOMPLETE {
                 Ok(crate::exit::INCOMPLETE)
@@ -788,35 +783,25 @@ mod tests {
 
     #[test]
     fn new_errors_count_only_new_errors() {
-        let d = |severity: &str, new| StoredDiagnostic {
-            path: PathBuf::from("/a.py"),
-            role: "edited".to_owned(),
-            line: 1,
-            column: 1,
-            severity: severity.to_owned(),
-            code: None,
-            source: None,
-            message: "m".to_owned(),
-            new,
-        };
-        let mut run = Run {
-            id: 1,
-            started_at_ms: 0,
-            duration_ms: 0,
-            command: "edit".to_owned(),
-            args: Vec::new(),
-            workspace: PathBuf::from("/"),
-            run_dir: PathBuf::from("/"),
-            files: Vec::new(),
-            exit_code: 0,
-            summary: String::new(),
-            dry_run: false,
-            rejected: false,
-            diagnostics: vec![d("Error", false), d("Warning", true)],
-        };
-        assert_eq!(run.new_errors(), 0);
-        run.diagnostics.push(d("Error", true));
-        assert_eq!(run.new_errors(), 1);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        // The example has 6 new errors and an old warning; add an old error and a new
+        // warning, which must not count.
+        let mut report = spec_example();
+        report.files.push(file(
+            "/abs/root/d.py",
+            Role::Dependent,
+            vec![
+                reported(diag(DiagnosticSeverity::ERROR, 0, 0, "old"), false),
+                reported(diag(DiagnosticSeverity::WARNING, 1, 0, "w"), true),
+            ],
+        ));
+        record_at(&path, &invocation("edit"), &report).expect("record");
+        let conn = open(&path, false).expect("open");
+        let run = conn
+            .query_row(&format!("SELECT {RUN_COLUMNS} FROM runs"), [], run_from_row)
+            .expect("the run");
+        assert_eq!(run.new_errors, 6);
     }
 
     #[test]

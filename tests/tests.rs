@@ -1,6 +1,7 @@
 mod cli;
 mod daemon;
 mod fake;
+mod gate;
 mod generated;
 mod real;
 mod support;

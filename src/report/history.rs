@@ -103,7 +103,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
         summary: &run.summary,
         dry_run: run.dry_run,
         rejected: run.rejected,
-        new_errors: run.new_errors(),
+        new_errors: run.new_errors,
         diagnostics: with_diagnostics.then(|| {
             run.diagnostics
                 .iter()
@@ -213,7 +213,7 @@ pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result
         run.exit_code
     )?;
     let args: Vec<String> = run.args.iter().map(|a| shell_word(a)).collect();
-    writeln!(out, "Command: lspgate {}", one_line(&args.join(" ")))?;
+    writeln!(out, "Command: lspgate {}", args.join(" "))?;
     writeln!(out, "Workspace: {}", run.workspace.display())?;
     if !run.files.is_empty() {
         let files: Vec<String> = run
@@ -266,18 +266,35 @@ fn entry(d: &StoredDiagnostic, run_dir: &Path) -> String {
     line
 }
 
-/// An argument as a shell would need it typed: bare when it is plain, else in single
-/// quotes.
+/// An argument as a shell would need it typed, on one line: bare when it is plain, in
+/// single quotes when it has spaces or quotes, as `$'...'` with escapes when it has line
+/// breaks or other control characters (which must not reach the terminal raw).
 fn shell_word(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
     if plain {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
+        return arg.to_owned();
     }
+    if !arg.chars().any(char::is_control) {
+        return format!("'{}'", arg.replace('\'', r"'\''"));
+    }
+    let mut out = String::from("$'");
+    for c in arg.chars() {
+        match c {
+            '\\' => out.push_str(r"\\"),
+            '\'' => out.push_str(r"\'"),
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\r' => out.push_str(r"\r"),
+            // Control characters are all below U+0100: `\xHH` as bash reads it.
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC: no time zone
@@ -330,6 +347,7 @@ mod tests {
         assert_eq!(shell_word("return 42"), "'return 42'");
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a\nb's\\\t\u{1b}"), r"$'a\nb\'s\\\t\x1b'");
     }
 
     fn run() -> Run {
@@ -338,7 +356,7 @@ mod tests {
             started_at_ms: 1_714_558_923_456,
             duration_ms: 1234,
             command: "edit".to_owned(),
-            args: ["edit", "a.py", "--old", "x", "--new", "return 42"]
+            args: ["edit", "a.py", "--old", "x\n", "--new", "return 42"]
                 .map(String::from)
                 .to_vec(),
             workspace: PathBuf::from("/w"),
@@ -351,6 +369,7 @@ mod tests {
             summary: "New: 1 errors, 0 warnings (edit applied)".to_owned(),
             dry_run: false,
             rejected: false,
+            new_errors: 1,
             diagnostics: vec![
                 StoredDiagnostic {
                     path: PathBuf::from("/w/a.py"),
@@ -394,7 +413,7 @@ mod tests {
         assert_eq!(
             shown,
             "Run 7: edit at 2024-05-01T10:22:03Z, 1.23s, exit 1\n\
-             Command: lspgate edit a.py --old x --new 'return 42'\n\
+             Command: lspgate edit a.py --old $'x\\n' --new 'return 42'\n\
              Workspace: /w\n\
              Files: a.py (modified)\n\
              New: 1 errors, 0 warnings (edit applied)\n\
