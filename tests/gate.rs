@@ -700,3 +700,25 @@ fn assert_both_projects_broken(json: &Value, out: &Output) {
         }
     }
 }
+
+/// The pre-commit framework's manifest names the hook the README documents and the
+/// test above runs: `lspgate check --staged`, with no file names appended.
+#[test]
+fn pre_commit_manifest_runs_check_staged() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml");
+    let text = fs::read_to_string(&path).expect("read .pre-commit-hooks.yaml");
+    let keys: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .filter_map(|line| line.trim_start_matches("- ").trim().split_once(": "))
+        .collect();
+    for expected in [
+        ("id", "lspgate"),
+        ("entry", "lspgate check --staged"),
+        ("language", "system"),
+        ("pass_filenames", "false"),
+    ] {
+        assert!(keys.contains(&expected), "{expected:?} missing: {keys:?}");
+    }
+    assert_eq!(text.matches("- id:").count(), 1, "one hook\n{text}");
+}
