@@ -636,3 +636,83 @@ fn an_unusable_runtime_dir_falls_back_to_the_one_shot_path() {
     assert!(daemon_pids(run.workspace()).is_empty(), "{run}");
     run.assert_no_orphans();
 }
+
+#[test]
+fn the_daemon_exits_when_idle() {
+    let (test, _guard) = setup();
+    let run = write(
+        test.env("LSPGATE_IDLE_TIMEOUT", "1s"),
+        "a.fake",
+        "ERROR one\n",
+    );
+    run.assert_code(1);
+    let daemons = daemon_pids(run.workspace());
+    assert_eq!(daemons.len(), 1, "{run}");
+    assert!(
+        eventually(GONE, || !alive(daemons[0])),
+        "the daemon outlived its idle timeout\n{run}"
+    );
+    run.assert_no_orphans();
+    let runtime = run
+        .workspace()
+        .parent()
+        .expect("the test's base dir")
+        .join("runtime/lspgate");
+    assert!(
+        fs::read_dir(&runtime)
+            .map(|entries| entries
+                .flatten()
+                .all(|e| e.path().extension().is_some_and(|x| x == "log")))
+            .unwrap_or(true),
+        "socket or lock left in {}",
+        runtime.display()
+    );
+}
+
+#[test]
+fn the_daemon_exits_when_its_socket_is_removed() {
+    let (test, _guard) = setup();
+    let first = write(test, "a.fake", "two\n");
+    first.assert_code(0);
+    let (status, out) = status(first);
+    let socket = PathBuf::from(status["socket"].as_str().expect("a socket path"));
+    let daemons = daemon_pids(out.workspace());
+    fs::remove_file(&socket).expect("remove the socket");
+    assert!(
+        eventually(GONE, || !alive(daemons[0])),
+        "the daemon outlived its socket\n{out}"
+    );
+    out.assert_no_orphans();
+    // The next run starts a new one.
+    let run = write(out.again(), "a.fake", "ERROR back\n");
+    run.assert_code(1).stdout_contains("back");
+    assert_eq!(daemon_pids(run.workspace()).len(), 1, "{run}");
+    stop(run);
+}
+
+/// A server that died is not reused: the next run starts a fresh one, in the same
+/// daemon.
+#[test]
+fn a_crashed_server_is_replaced_by_the_next_run() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "crash-on-change"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let first = write(test, "a.fake", "ERROR one\n");
+    first.assert_code_in(&[1, 3]);
+    let daemons = daemon_pids(first.workspace());
+    assert_eq!(daemons.len(), 1, "{first}");
+    let before = first.fake_pids();
+    assert!(
+        eventually(GONE, || before.iter().all(|&p| !alive(p))),
+        "{first}"
+    );
+
+    let second = write(first.again(), "a.fake", "ERROR two\n");
+    second.assert_code_in(&[1, 3]);
+    let after = second.fake_pids();
+    assert!(after.len() > before.len(), "no fresh server\n{second}");
+    assert_eq!(daemon_pids(second.workspace()), daemons, "{second}");
+    stop(second);
+}
