@@ -167,8 +167,17 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let mut dependent_text: HashMap<PathBuf, String> = HashMap::new();
     for g in &groups {
         let Some(s) = g.server else { continue };
+        // Whether the server is now shown a before text it did not hold: a reviewed
+        // change on a warm server (HEAD's text, where the server has the disk's), or
+        // a file it never opened. The dependents' cached diagnostics were computed
+        // against the other text then, so they are asked afresh, with a new version.
+        let mut shown_other = false;
         for &i in &g.files {
             if let Some(text) = &tracked[i].before {
+                shown_other |= pool.servers[s]
+                    .docs
+                    .get(&tracked[i].path)
+                    .is_none_or(|d| d.text != *text);
                 before_targets.push(sync(pool, s, &tracked[i].path, text));
             }
         }
@@ -176,7 +185,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             let Ok(text) = std::fs::read_to_string(d) else {
                 continue;
             };
-            before_targets.push(sync(pool, s, d, &text));
+            before_targets.push(if shown_other {
+                sync_forced(pool, s, d, &text)
+            } else {
+                sync(pool, s, d, &text)
+            });
             dependent_text.insert(d.clone(), text);
         }
     }
@@ -274,7 +287,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
 
     // 7. Primary wait, then cross-file wait.
-    let primary_outcome = wait::settle(pool, &primary, Instant::now() + opts.timeout);
+    let primary_outcome =
+        wait::settle_prefetching(pool, &primary, &cross, Instant::now() + opts.timeout);
     let cross_start = Instant::now();
     let cross_outcome = if cross.is_empty() {
         wait::Outcome::default()
