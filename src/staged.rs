@@ -153,11 +153,29 @@ fn parse_raw(raw: &[u8]) -> Result<Vec<Entry>, EditError> {
     Ok(entries)
 }
 
+/// `git` to run in `dir`. Git gives a hook `GIT_INDEX_FILE` (and may give `GIT_DIR`)
+/// relative to the directory it started the hook in; `dir` may be another one (`--root`),
+/// so they are made absolute first.
+fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir);
+    if let Ok(cwd) = std::env::current_dir() {
+        for name in ["GIT_INDEX_FILE", "GIT_DIR"] {
+            if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
+                let path = Path::new(&value);
+                if path.is_relative() {
+                    cmd.env(name, cwd.join(path));
+                }
+            }
+        }
+    }
+    cmd
+}
+
 /// Run git in `dir` and return its stdout; a failure is bad input, with git's words.
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, EditError> {
-    let out = Command::new("git")
+    let out = git_command(dir)
         .args(args)
-        .current_dir(dir)
         .stdin(Stdio::null())
         .output()
         .map_err(|e| EditError::Other(format!("check --staged: cannot run git: {e}")))?;
@@ -179,9 +197,8 @@ fn cat_blobs(dir: &Path, oids: &[&str]) -> Result<Vec<Vec<u8>>, EditError> {
         return Ok(Vec::new());
     }
     let failed = |what: String| EditError::Other(format!("check --staged: git cat-file: {what}"));
-    let mut child = Command::new("git")
+    let mut child = git_command(dir)
         .args(["cat-file", "--batch"])
-        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

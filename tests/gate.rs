@@ -722,3 +722,112 @@ fn pre_commit_manifest_runs_check_staged() {
     }
     assert_eq!(text.matches("- id:").count(), 1, "one hook\n{text}");
 }
+
+/// `git commit -a` stages into a temporary index that git names in `GIT_INDEX_FILE`
+/// for the hook: the hook must check that one, with the change nobody `git add`ed.
+#[test]
+fn a_hook_checks_what_commit_a_commits() {
+    let test = committed_greet(Test::new());
+    let hook = test.path(".git/hooks/pre-commit");
+    fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir hooks");
+    let script = format!(
+        "#!/bin/sh\nexec '{}' --trust-project check --staged\n",
+        env!("CARGO_BIN_EXE_lspgate")
+    );
+    fs::write(&hook, script).expect("write the hook");
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).expect("chmod the hook");
+    let head = git_ok(&test, &["rev-parse", "HEAD"]);
+
+    write(&test, "a.fake", "def hello\n");
+    let refused = git(&test, &["commit", "-a", "-m", "break b"]);
+    let said = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success(), "committed:\n{said}");
+    assert!(
+        said.contains("Error: b.fake:1:1 [fake][E2] unknown name greet"),
+        "{said}"
+    );
+    assert_eq!(git_ok(&test, &["rev-parse", "HEAD"]), head);
+
+    write(&test, "b.fake", "use hello\n");
+    let accepted = git(&test, &["commit", "-a", "-m", "rename greet, and its use"]);
+    let said = String::from_utf8_lossy(&accepted.stderr).into_owned();
+    assert!(accepted.status.success(), "refused:\n{said}");
+    assert_ne!(git_ok(&test, &["rev-parse", "HEAD"]), head);
+}
+
+/// Stops the test's daemon when dropped, pass or fail.
+struct DaemonGuard(Command);
+
+impl DaemonGuard {
+    fn new(test: &Test) -> DaemonGuard {
+        let mut stop = test.to_command();
+        stop.args(["daemon", "stop"]);
+        DaemonGuard(stop)
+    }
+}
+
+impl Drop for DaemonGuard {
+    fn drop(&mut self) {
+        let mut stop = Command::new(self.0.get_program());
+        stop.args(self.0.get_args());
+        for (key, value) in self.0.get_envs() {
+            match value {
+                Some(value) => stop.env(key, value),
+                None => stop.env_remove(key),
+            };
+        }
+        let _ = output_within(stop, Duration::from_secs(30));
+    }
+}
+
+/// On a warm daemon the servers hold the disk's text, which is the change's result:
+/// the before view (HEAD's text, or the diff undone) must not reuse the dependents'
+/// diagnostics computed for it, or nothing would ever be new. Every run sees the
+/// break again. The fake server publishes promptly; pyright, below, is where a stale
+/// result would be taken.
+#[test]
+fn check_staged_and_patch_through_the_daemon() {
+    let test = committed_greet(Test::new()).with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    write(&test, "a.fake", "def hello\n");
+    git_ok(&test, &["add", "a.fake"]);
+    let diff = git_ok(&test, &["diff", "--cached"]);
+    let mut test = test;
+    for args in [
+        &["check", "--staged"][..],
+        &["check", "--staged"],
+        &["check", "--patch", "-"],
+    ] {
+        let out = test.stdin(&diff).args(args).run();
+        out.assert_code(1)
+            .stdout_contains("Error: b.fake:1:1 [fake][E2] unknown name greet");
+        test = out.again();
+    }
+}
+
+#[test]
+fn check_staged_on_a_warm_pyright_finds_the_break_every_time() {
+    if !require_server("pyright-langserver") {
+        return;
+    }
+    let test = with_fixture(Test::new().watchdog(WATCHDOG), "python", "").with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    git_ok(&test, &["add", "-A"]);
+    git_ok(&test, &["commit", "-q", "-m", "fixture"]);
+    let (path, old, new) = (
+        "a.py",
+        "def greet(name: str)",
+        "def greet(name: str, greeting: str)",
+    );
+    write(&test, path, &read(&test, path).replacen(old, new, 1));
+    git_ok(&test, &["add", path]);
+    let mut test = test;
+    let waits = &WAITS[1..]; // the daemon's warm servers, not --no-daemon
+    for _ in 0..4 {
+        let out = test.args(["check", "--staged"]).args(waits).run();
+        out.assert_code(1);
+        assert!(out.stdout.contains("Error: b.py:3:"), "{out}");
+        assert!(out.stdout.contains("Error: c.py:5:"), "{out}");
+        test = out.again();
+    }
+}
