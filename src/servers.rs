@@ -29,6 +29,10 @@ pub struct WaitProfile {
     /// How long after a change an open file with no publish at all counts as
     /// unchanged: typescript-language-server sends nothing when a file stays clean.
     pub unpublished_after: Duration,
+    /// A `workspace/diagnostic/refresh` means pull answers may be out of date, so the
+    /// wait pulls again. pyright sends one ~250 ms after every change in pull mode
+    /// although its answers to pulls sent after the change are already final.
+    pub refresh_is_news: bool,
 }
 
 impl Default for WaitProfile {
@@ -37,6 +41,7 @@ impl Default for WaitProfile {
             versioned_publish: true,
             quiet: Duration::from_millis(300),
             unpublished_after: Duration::from_millis(1000),
+            refresh_is_news: true,
         }
     }
 }
@@ -136,8 +141,11 @@ pub fn builtin() -> Vec<ServerSpec> {
             root_markers: strs(PYTHON_ROOTS),
             settings: json!({ "python": { "analysis": python_analysis.clone() } }),
             initialization_options: None,
+            // Pull answers are final (see refresh_is_news); the quiet period only has
+            // to see that no analysis progress follows.
             wait: WaitProfile {
-                quiet: Duration::from_millis(150),
+                quiet: Duration::from_millis(60),
+                refresh_is_news: false,
                 ..WaitProfile::default()
             },
             install_hint: "npm install -g pyright".into(),
@@ -158,7 +166,8 @@ pub fn builtin() -> Vec<ServerSpec> {
             }),
             initialization_options: None,
             wait: WaitProfile {
-                quiet: Duration::from_millis(150),
+                quiet: Duration::from_millis(60),
+                refresh_is_news: false,
                 ..WaitProfile::default()
             },
             install_hint: "pip install basedpyright".into(),
@@ -181,6 +190,7 @@ pub fn builtin() -> Vec<ServerSpec> {
                 versioned_publish: false,
                 quiet: Duration::from_millis(300),
                 unpublished_after: Duration::from_millis(900),
+                ..WaitProfile::default()
             },
             install_hint: "npm install -g typescript-language-server typescript@6".into(),
             origin: Origin::BuiltIn,
@@ -202,6 +212,7 @@ pub fn builtin() -> Vec<ServerSpec> {
                 versioned_publish: false,
                 quiet: Duration::from_millis(400),
                 unpublished_after: Duration::from_millis(600),
+                ..WaitProfile::default()
             },
             install_hint: "apt-get install gopls golang-go".into(),
             origin: Origin::BuiltIn,

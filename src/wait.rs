@@ -56,12 +56,24 @@ const TICK: Duration = Duration::from_millis(20);
 
 /// Pump `pool` until every target is fresh and its server settled, or `deadline`.
 pub fn settle(pool: &mut Pool, targets: &[Target], deadline: Instant) -> Outcome {
+    settle_prefetching(pool, targets, &[], deadline)
+}
+
+/// [`settle`], also sending the pulls of `next` (the following phase's targets) as
+/// soon as their servers take them, so the cross-file phase finds its answers in.
+pub fn settle_prefetching(
+    pool: &mut Pool,
+    targets: &[Target],
+    next: &[Target],
+    deadline: Instant,
+) -> Outcome {
     let start = Instant::now();
     let mut servers: Vec<usize> = targets.iter().map(|t| t.server).collect();
     servers.sort_unstable();
     servers.dedup();
     loop {
         request_pulls(pool, targets);
+        request_pulls(pool, next);
         let now = Instant::now();
         let fresh: Vec<bool> = targets.iter().map(|t| is_fresh(pool, t, now)).collect();
         let all_fresh = targets
@@ -122,11 +134,22 @@ fn request_pulls(pool: &mut Pool, targets: &[Target]) {
             .and_then(|d| d.pulled.as_ref());
         let stale = match last {
             None => true,
-            Some(p) => p.sent_seq < t.trigger || p.sent_seq < server.refresh_seq,
+            Some(p) => p.sent_seq < t.trigger || p.sent_seq < refresh_seq(server),
         };
         if stale {
             pool.pull(t.server, &t.path);
         }
+    }
+}
+
+/// The refresh a pull answer must postdate. pyright asks for a refresh ~250 ms after
+/// every change though a pull sent after the change already had the final answer;
+/// for a server whose profile says so, refreshes are not news.
+fn refresh_seq(server: &crate::lsp::Server) -> u64 {
+    if server.spec.wait.refresh_is_news {
+        server.refresh_seq
+    } else {
+        0
     }
 }
 
@@ -141,7 +164,7 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
     if server.pull {
         // The pull answer is the server's final word on the file.
         if let Some(p) = &diags.pulled {
-            return p.sent_seq >= t.trigger && p.sent_seq >= server.refresh_seq;
+            return p.sent_seq >= t.trigger && p.sent_seq >= refresh_seq(server);
         }
     }
     let Some(push) = &diags.pushed else {
