@@ -716,3 +716,36 @@ fn a_crashed_server_is_replaced_by_the_next_run() {
     assert_eq!(daemon_pids(second.workspace()), daemons, "{second}");
     stop(second);
 }
+
+/// A server installed after the daemon started is found: commands are looked up on
+/// the PATH of each run, not on the daemon's.
+#[test]
+fn servers_are_found_on_the_path_of_the_run() {
+    let test = Test::new().file("a.fake", "one\n").with_daemon();
+    let _guard = Guard::new(&test);
+    let fake = test.private_dir("fake");
+    let config = format!(
+        "[server.fake]\ncommand = \"fake-lsp\"\nargs = [\"--pidfile\", {}]\nextensions = [\"fake\"]\n",
+        serde_json::to_string(&fake.join("pids").display().to_string()).expect("quote")
+    );
+    let test = test.file(".lspgate.toml", config).trust_project();
+    let bare_path = std::env::var("PATH").unwrap_or_default();
+    let first = write(test.env("PATH", &bare_path), "a.fake", "ERROR one\n");
+    first.assert_code(3).stdout_lacks("] one");
+    assert_eq!(daemon_pids(first.workspace()).len(), 1, "{first}");
+
+    let bin = crate::support::fake_lsp()
+        .parent()
+        .expect("the examples dir")
+        .display()
+        .to_string();
+    let second = write(
+        first.again().env("PATH", format!("{bin}:{bare_path}")),
+        "a.fake",
+        "ERROR two\n",
+    );
+    second
+        .assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] two");
+    stop(second);
+}

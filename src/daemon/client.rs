@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::cli::{DaemonAction, Format};
 use crate::pipeline::{Context, Job};
 use crate::report::Report;
+use crate::servers::ServerSpec;
 
 use super::SUBCOMMAND;
 use super::paths::{self, Paths};
@@ -62,10 +63,23 @@ pub fn run(ctx: &Context, job: &Job) -> Served {
         Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
     };
     let me = Identity::current();
+    // The daemon's PATH is that of the run that started it, maybe long ago: find the
+    // servers on this run's PATH, as the in-process path would.
+    let servers: Vec<ServerSpec> = ctx
+        .servers
+        .iter()
+        .map(|spec| {
+            let mut spec = spec.clone();
+            if let Some(program) = crate::config::which(&spec.command) {
+                spec.command = program.display().to_string();
+            }
+            spec
+        })
+        .collect();
     let request = RequestRef::Run(RunRef {
         workspace: &ctx.workspace,
         run_dir: &ctx.run_dir,
-        servers: &ctx.servers,
+        servers: &servers,
         options: &ctx.options,
         job,
     });
