@@ -33,8 +33,10 @@ use clap::Parser;
 
 use cli::{Cli, Command, ReportArgs};
 
-/// How long servers get to shut down at the end of a one-shot run.
+/// How long servers get to shut down at the end of a one-shot run, at most.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// ... and at least, when the run has already spent its timeouts.
+const SHUTDOWN_GRACE_MIN: Duration = Duration::from_millis(500);
 
 /// Run lspgate with these arguments; returns the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -262,6 +264,7 @@ fn run_in_process(
     job: pipeline::Job,
     quiet: bool,
 ) -> Result<report::Report, edit::EditError> {
+    let started = std::time::Instant::now();
     let mut pool = lsp::Pool::new();
     if let Some(mut line) = report::progress::StatusLine::for_stderr(quiet) {
         pool.observer = Some(Box::new(move |servers| line.update(servers)));
@@ -269,7 +272,16 @@ fn run_in_process(
     let result = pipeline::run(&mut pool, ctx, job);
     // Dropping the observer clears the status line before the report prints.
     pool.observer = None;
-    pool.shutdown_all(SHUTDOWN_GRACE);
+    // A hung or flooding server must cost at most the timeouts (SPEC section 2), so
+    // the shutdown grace comes out of what the run left of them: a run that ended
+    // early still gives its servers the full grace, one that spent its timeouts on a
+    // server that stopped answering gives it only the minimum before killing it.
+    let opts = &ctx.options;
+    let budget = opts.startup_timeout + opts.timeout + opts.cross_file_timeout;
+    let grace = budget
+        .saturating_sub(started.elapsed())
+        .clamp(SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE);
+    pool.shutdown_all(grace);
     result
 }
 

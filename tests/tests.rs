@@ -4,4 +4,5 @@ mod fake;
 mod gate;
 mod generated;
 mod real;
+mod reliability;
 mod support;

@@ -26,6 +26,10 @@ use transport::{Incoming, Transport};
 /// Log and show messages kept per server.
 const LOG_RING: usize = 100;
 const SHOW_RING: usize = 50;
+/// The longest text kept of one log or show message: the rings bound how many are
+/// kept, this how large each is, so that a server logging 50 MiB lines cannot make
+/// the rings (which live as long as the daemon) hold gigabytes.
+const MESSAGE_TEXT_MAX: usize = 8 * 1024;
 
 /// The name prefix of a server [`Pool::stop`] retired; no spec name starts with it.
 const RETIRED: &str = "\u{0}retired:";
@@ -611,6 +615,18 @@ impl Pool {
     }
 }
 
+/// `text`, cut to [`MESSAGE_TEXT_MAX`] bytes at a character boundary, with `…`.
+fn bounded_text(text: &str) -> String {
+    if text.len() <= MESSAGE_TEXT_MAX {
+        return text.to_string();
+    }
+    let mut cut = MESSAGE_TEXT_MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
 fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
     if ring.len() == cap {
         ring.pop_front();
@@ -777,12 +793,12 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
         }
         "window/logMessage" | "window/showMessage" => {
             let level = n.params.get("type").and_then(|t| t.as_i64()).unwrap_or(4) as i32;
-            let text = n
-                .params
-                .get("message")
-                .and_then(|m| m.as_str())
-                .unwrap_or("")
-                .to_string();
+            let text = bounded_text(
+                n.params
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or(""),
+            );
             if n.method == "window/logMessage" {
                 push_ring(&mut server.logs, LOG_RING, (level, text));
             } else {
@@ -888,7 +904,7 @@ fn handle_request(server: &mut Server, req: Request, clock: u64) {
         "window/showMessageRequest" => {
             if let Some(m) = req.params.get("message").and_then(|m| m.as_str()) {
                 let level = req.params.get("type").and_then(|t| t.as_i64()).unwrap_or(3) as i32;
-                push_ring(&mut server.shown, SHOW_RING, (level, m.to_string()));
+                push_ring(&mut server.shown, SHOW_RING, (level, bounded_text(m)));
             }
             Ok(Value::Null)
         }

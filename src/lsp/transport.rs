@@ -19,6 +19,14 @@ use lsp_server::Message;
 /// 100 MiB frame must not take the CLI's memory with it.
 pub const MAX_FRAME: usize = 64 * 1024 * 1024;
 
+/// Messages whose parsed form would take more than this are skipped too. Parsed JSON
+/// is far larger than its text: serde_json's `Value` is 32 bytes an element (more
+/// with a growing vector's slack), and an object's map a B-tree node of over 600
+/// bytes, so a body of tiny objects (`[{"a":0},{"a":0},...]`) under [`MAX_FRAME`]
+/// would take gigabytes. Real messages stay far below it: a publish of 10,000
+/// diagnostics is estimated at about 30 MiB.
+pub const MAX_PARSED: usize = 96 * 1024 * 1024;
+
 /// How many stderr lines of a server are kept for the report of a crash.
 const STDERR_TAIL: usize = 20;
 
@@ -201,6 +209,23 @@ enum Frame {
     Garbage(String),
 }
 
+/// Read every frame of `input` the way a server's reader thread does, until the
+/// stream ends or fails; returns how many messages and how many garbage reports it
+/// gave. Public only for the fuzz targets (`fuzz/`) and the property tests of
+/// `tests/reliability.rs`: the reader itself stays private.
+#[doc(hidden)]
+pub fn fuzz_frames(input: &[u8]) -> (usize, usize) {
+    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    let (mut messages, mut garbage) = (0, 0);
+    while let Ok(Some(frame)) = read_frame(&mut reader) {
+        match frame {
+            Frame::Message(_) => messages += 1,
+            Frame::Garbage(_) => garbage += 1,
+        }
+    }
+    (messages, garbage)
+}
+
 /// Read one frame. Lenient where servers are sloppy: lines that are not headers
 /// (wrapper scripts and some servers log to stdout) are skipped and reported as
 /// garbage, unknown headers are ignored, and a body that is not a valid message is
@@ -228,7 +253,10 @@ fn read_frame(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
             Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
                 match value.trim().parse::<usize>() {
                     Ok(n) => length = Some(n),
-                    Err(_) => skipped.push_str(text),
+                    // Bounded like the stray lines below: a stream of bad headers
+                    // must not grow this string for as long as it lasts.
+                    Err(_) if skipped.len() < 200 => skipped.push_str(text),
+                    Err(_) => {}
                 }
             }
             Some((name, _)) if name.eq_ignore_ascii_case("content-type") => {}
@@ -256,14 +284,62 @@ fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
     }
     let mut body = vec![0; len];
     r.read_exact(&mut body)?;
+    let cost = parsed_cost(&body);
+    if cost > MAX_PARSED {
+        return Ok(Frame::Garbage(format!(
+            "skipped a {len}-byte message (about {} MiB once parsed, over the {} MiB cap)",
+            cost / (1024 * 1024),
+            MAX_PARSED / (1024 * 1024)
+        )));
+    }
     match serde_json::from_slice::<Message>(&body) {
         Ok(m) => Ok(Frame::Message(m)),
-        Err(e) => {
-            let mut head = String::from_utf8_lossy(&body[..body.len().min(120)]).to_string();
-            head.truncate(120);
-            Ok(Frame::Garbage(format!("invalid message ({e}): {head}")))
+        // Servers quote source text in their messages, and a file that is not UTF-8
+        // gives them invalid bytes to quote: keep the message, those bytes shown as
+        // U+FFFD, rather than lose a publish over one character.
+        Err(_) if std::str::from_utf8(&body).is_err() => {
+            match serde_json::from_str::<Message>(&String::from_utf8_lossy(&body)) {
+                Ok(m) => Ok(Frame::Message(m)),
+                Err(e) => Ok(garbage(&body, &e)),
+            }
+        }
+        Err(e) => Ok(garbage(&body, &e)),
+    }
+}
+
+fn garbage(body: &[u8], e: &serde_json::Error) -> Frame {
+    let mut head = String::from_utf8_lossy(&body[..body.len().min(120)]).to_string();
+    head.truncate(120);
+    Frame::Garbage(format!("invalid message ({e}): {head}"))
+}
+
+/// An estimate, in bytes, of the memory `body` takes once parsed into JSON values
+/// (see [`MAX_PARSED`]): its text (strings are copied), plus a map node per object
+/// and a value slot per array element or object entry, counted from the structure
+/// outside strings. One pass, no allocation.
+fn parsed_cost(body: &[u8]) -> usize {
+    const OBJECT: usize = 640;
+    const SLOT: usize = 64;
+    let mut cost = body.len();
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in body {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' => cost += OBJECT,
+                b'[' | b',' => cost += SLOT,
+                _ => {}
+            }
         }
     }
+    cost
 }
 
 /// With `LSPGATE_TRACE=FILE`, every message in both directions is appended to FILE
@@ -350,6 +426,39 @@ mod tests {
         let got = frames(&input);
         assert!(got[0].contains("cap"), "{got:?}");
         assert_eq!(got[1], "note after");
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_body_keeps_the_message() {
+        let body = b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"a\xffb\"}}";
+        let mut input = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        input.extend_from_slice(body);
+        let mut r = io::Cursor::new(input);
+        match read_frame(&mut r) {
+            Ok(Some(Frame::Message(Message::Notification(n)))) => {
+                assert_eq!(n.params["t"], "a\u{fffd}b");
+            }
+            _ => panic!("the message was lost"),
+        }
+    }
+
+    #[test]
+    fn a_body_that_explodes_when_parsed_is_skipped() {
+        let items = MAX_PARSED / 640 + 1;
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","method":"w","params":[{}{{}}]}}"#,
+            "{},".repeat(items)
+        );
+        assert!(body.len() < MAX_FRAME / 8, "small as text");
+        let mut input = frame(&body);
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
+        let got = frames(&input);
+        assert!(got[0].contains("once parsed"), "{got:?}");
+        assert_eq!(got[1], "note after");
+        // Strings are copied, not expanded: braces inside one cost nothing extra.
+        let quoted = format!(r#""{}""#, "{".repeat(1000));
+        assert_eq!(parsed_cost(quoted.as_bytes()), quoted.len());
+        assert_eq!(parsed_cost(br#""\"{""#), 5);
     }
 
     #[test]

@@ -70,6 +70,31 @@ struct Modes {
     flood_stderr: bool,
     /// After `initialized`, send `fake/unknown` and a two-item `workspace/configuration`.
     server_request: bool,
+    /// After the `initialize` answer, one notification frame of this many bytes
+    /// (`huge-message=BYTES`), streamed: a client must skip it, not buffer it.
+    huge_message: Option<usize>,
+    /// After the `initialize` answer, one notification of about this many bytes whose
+    /// params are an array of tiny objects (`wide-message=BYTES`): small as text, many
+    /// times larger once parsed into JSON values.
+    wide_message: Option<usize>,
+    /// After the `initialize` answer, twelve `window/logMessage`s of this many bytes
+    /// each (`big-logs=BYTES`).
+    big_logs: Option<usize>,
+    /// After the `initialize` answer, this many bytes of `Content-Length` header lines
+    /// that do not parse, then a blank line (`bad-headers=BYTES`).
+    bad_headers: Option<usize>,
+    /// After the `initialize` answer, a line and a frame holding invalid UTF-8; every
+    /// publish's messages end in an invalid UTF-8 byte.
+    invalid_utf8: bool,
+    /// After `initialized`, unknown notifications and requests, a `$/` request, a
+    /// cancel and a response for ids never sent.
+    unknown_methods: bool,
+    /// Publishes carry the next version, one the client never sent.
+    future_version: bool,
+    /// From `initialized` on, republish the last diagnostics of every open document
+    /// over and over, this many per second (`flood-publish=RATE`; 0: as fast as the
+    /// pipe takes them).
+    flood_publish: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -128,12 +153,26 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
         "silent" => &mut modes.silent,
         "flood-stderr" => &mut modes.flood_stderr,
         "server-request" => &mut modes.server_request,
+        "invalid-utf8" => &mut modes.invalid_utf8,
+        "unknown-methods" => &mut modes.unknown_methods,
+        "future-version" => &mut modes.future_version,
         _ => {
-            let ms = mode
-                .strip_prefix("slow-publish=")
-                .and_then(|ms| ms.parse().ok())
+            let (name, value) = mode
+                .split_once('=')
                 .ok_or(format!("unknown mode {mode:?}"))?;
-            modes.slow_publish = Some(Duration::from_millis(ms));
+            let number = value
+                .parse::<u64>()
+                .map_err(|_| format!("mode {name}: {value:?} is not a number"))?;
+            let size = usize::try_from(number).map_err(|e| format!("mode {name}: {e}"))?;
+            match name {
+                "slow-publish" => modes.slow_publish = Some(Duration::from_millis(number)),
+                "huge-message" => modes.huge_message = Some(size),
+                "wide-message" => modes.wide_message = Some(size),
+                "bad-headers" => modes.bad_headers = Some(size),
+                "big-logs" => modes.big_logs = Some(size),
+                "flood-publish" => modes.flood_publish = Some(number),
+                _ => return Err(format!("unknown mode {mode:?}")),
+            }
             return Ok(());
         }
     };
@@ -150,6 +189,43 @@ impl Out {
         let mut stdout = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         // The client is gone: nobody is left to serve.
         if msg.into().write(&mut *stdout).is_err() {
+            process::exit(1);
+        }
+    }
+
+    /// One frame whose body is `head`, `fill` times `byte`, then `tail`, written in
+    /// chunks so that neither side of the pipe need hold it whole.
+    fn frame(&self, head: &[u8], byte: u8, fill: usize, tail: &[u8]) {
+        self.stream(head, &vec![byte; 1024 * 1024], fill, tail);
+    }
+
+    /// One frame whose body is `head`, `count` times `item`, then `tail`.
+    fn frame_of_items(&self, head: &[u8], item: &[u8], count: usize, tail: &[u8]) {
+        // Chunks of whole items, so that every cut falls between two items.
+        let chunk = item.repeat((1024 * 1024 / item.len()).max(1));
+        self.stream(head, &chunk, count * item.len(), tail);
+    }
+
+    /// Writes `head`, `fill` bytes taken from the start of `chunk` over and over, and
+    /// `tail`, as one frame.
+    fn stream(&self, head: &[u8], chunk: &[u8], fill: usize, tail: &[u8]) {
+        let mut stdout = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let len = head.len() + fill + tail.len();
+        let mut write = |bytes: &[u8]| {
+            if stdout.write_all(bytes).is_err() {
+                process::exit(1);
+            }
+        };
+        write(format!("Content-Length: {len}\r\n\r\n").as_bytes());
+        write(head);
+        let mut left = fill;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            write(&chunk[..n]);
+            left -= n;
+        }
+        write(tail);
+        if stdout.flush().is_err() {
             process::exit(1);
         }
     }
@@ -207,6 +283,8 @@ struct Server {
     /// Stop answering: `hang-initialize` or `hang-shutdown` has struck.
     hung: bool,
     shutdown: bool,
+    /// The last publish's params per URI, which `flood-publish` sends again and again.
+    published: Arc<Mutex<BTreeMap<String, Value>>>,
 }
 
 const PROGRESS_CREATE_ID: &str = "fake-progress-create";
@@ -239,6 +317,7 @@ fn main() {
         docs: BTreeMap::new(),
         hung: false,
         shutdown: false,
+        published: Arc::new(Mutex::new(BTreeMap::new())),
     };
     let mut stdin = io::stdin().lock();
     loop {
@@ -277,6 +356,37 @@ fn flood_stderr() {
     // Paced so the flood does not eat the CPU the test itself needs.
     while stderr.write_all(chunk.as_bytes()).is_ok() {
         thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Stands for an invalid UTF-8 byte in a publish (`invalid-utf8`).
+const BAD_BYTE_MARKER: &str = "<<BAD-BYTE>>";
+
+/// `flood-publish`: the last publishes again and again, `rate` a second (0: unpaced),
+/// until the client stops reading (then `Out::send` exits the process).
+fn flood_publish(out: &Out, published: &Mutex<BTreeMap<String, Value>>, rate: u64) {
+    let pause = (rate > 0).then(|| Duration::from_micros(1_000_000 / rate));
+    loop {
+        let all: Vec<Value> = published
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        if all.is_empty() {
+            // Nothing opened yet: wait for a publish to repeat.
+            thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        for params in all {
+            out.send(Notification::new(
+                "textDocument/publishDiagnostics".to_owned(),
+                params,
+            ));
+            if let Some(pause) = pause {
+                thread::sleep(pause);
+            }
+        }
     }
 }
 
@@ -389,9 +499,65 @@ impl Server {
             }
         };
         self.out.send(Response::new_ok(req.id, result));
-        if req.method == "initialize" && self.opts.modes.garbage {
+        if req.method == "initialize" {
+            self.after_initialize();
+        }
+    }
+
+    /// The faults written right after the `initialize` answer.
+    fn after_initialize(&self) {
+        let modes = &self.opts.modes;
+        if modes.garbage {
             self.out.raw(b"garbage!\r\n");
             self.out.raw(b"Content-Length: 9\r\n\r\n{invalid}");
+        }
+        if let Some(size) = modes.huge_message {
+            let head = br#"{"jsonrpc":"2.0","method":"fake/huge","params":{"blob":""#;
+            let tail = br#""}}"#;
+            let fill = size.saturating_sub(head.len() + tail.len());
+            self.out.frame(head, b'x', fill, tail);
+        }
+        if let Some(size) = modes.wide_message {
+            let head = br#"{"jsonrpc":"2.0","method":"fake/wide","params":["#;
+            let tail = br#"{"a":0}]}"#;
+            let item = br#"{"a":0},"#;
+            let count = size.saturating_sub(head.len() + tail.len()) / item.len();
+            self.out.frame_of_items(head, item, count, tail);
+        }
+        if let Some(size) = modes.big_logs {
+            let head =
+                br#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":""#;
+            let tail = br#""}}"#;
+            for _ in 0..12 {
+                self.out.frame(
+                    head,
+                    b'l',
+                    size.saturating_sub(head.len() + tail.len()),
+                    tail,
+                );
+            }
+        }
+        if let Some(size) = modes.bad_headers {
+            let line = b"Content-Length: not a number\r\n";
+            let mut chunk = Vec::new();
+            while chunk.len() + line.len() <= 64 * 1024 {
+                chunk.extend_from_slice(line);
+            }
+            let mut left = size;
+            while left > 0 {
+                let n = left.min(chunk.len());
+                self.out.raw(&chunk[..n]);
+                left -= n;
+            }
+            self.out.raw(b"\r\n\r\n");
+        }
+        if modes.invalid_utf8 {
+            self.out
+                .raw(b"log line with invalid UTF-8: \xff\xfe\xc3\r\n");
+            let body: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"window/logMessage\",\"params\":{\"type\":3,\"message\":\"bad \xff\xc3\x28 bytes\"}}";
+            let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+            frame.extend_from_slice(body);
+            self.out.raw(&frame);
         }
     }
 
@@ -416,6 +582,13 @@ impl Server {
                         "window/workDoneProgress/create",
                         json!({"token": "fake"}),
                     );
+                }
+                if self.opts.modes.unknown_methods {
+                    self.unknown_methods();
+                }
+                if let Some(rate) = self.opts.modes.flood_publish {
+                    let (out, published) = (self.out.clone(), Arc::clone(&self.published));
+                    thread::spawn(move || flood_publish(&out, &published, rate));
                 }
                 if self.opts.modes.server_request {
                     self.send_request("fake-unknown", "fake/unknown", json!({}));
@@ -493,6 +666,47 @@ impl Server {
         ));
     }
 
+    /// What a client must survive: notifications it has never heard of, requests it
+    /// must refuse (every one answered), and answers and cancels for ids it never sent.
+    fn unknown_methods(&self) {
+        let note = |method: &str, params: Value| {
+            self.out.send(Notification::new(method.to_owned(), params))
+        };
+        note("fake/unknownNotification", json!({"x": [1, 2, 3]}));
+        note("$/fakeNotification", Value::Null);
+        note("telemetry/event", json!({"anything": true}));
+        note("$/cancelRequest", json!({"id": 424242}));
+        note(
+            "$/progress",
+            json!({"token": "never-created", "value": {"kind": "end"}}),
+        );
+        self.out.send(Request::new(
+            RequestId::from(77),
+            "fake/unknownRequest".to_owned(),
+            json!({"deep": {"er": [null]}}),
+        ));
+        self.send_request("fake-dollar", "$/fakeRequest", Value::Null);
+        self.send_request(
+            "fake-show-document",
+            "window/showDocument",
+            json!({"uri": "file:///nonexistent", "external": true}),
+        );
+        self.send_request(
+            "fake-apply-edit",
+            "workspace/applyEdit",
+            json!({"edit": {"changes": {}}}),
+        );
+        self.out.send(Response::new_ok(
+            RequestId::from(999_999),
+            json!({"never": "asked"}),
+        ));
+        self.out.send(Response::new_err(
+            RequestId::from("nobody".to_owned()),
+            -32603,
+            "an error for no request".to_owned(),
+        ));
+    }
+
     fn progress_begin(&self) {
         let value = json!({"kind": "begin", "title": "fake indexing", "cancellable": false});
         self.out.send(Notification::new(
@@ -511,6 +725,8 @@ impl Server {
             let modes = &self.opts.modes;
             let version = if modes.no_version {
                 None
+            } else if modes.future_version {
+                Some(doc.version + 1)
             } else if modes.stale_version && doc.changed {
                 Some(doc.version - 1)
             } else {
@@ -527,6 +743,33 @@ impl Server {
         let mut params = json!({"uri": uri, "diagnostics": diagnostics});
         if let Some(version) = version {
             params["version"] = json!(version);
+        }
+        if self.opts.modes.flood_publish.is_some() {
+            self.published
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(uri.to_owned(), params.clone());
+        }
+        if self.opts.modes.invalid_utf8 {
+            // JSON cannot carry the bad byte: put a marker in and swap it on the wire.
+            if let Some(list) = params["diagnostics"].as_array_mut() {
+                for d in list {
+                    let message = d["message"].as_str().unwrap_or_default().to_owned();
+                    d["message"] = json!(format!("{message}{BAD_BYTE_MARKER}"));
+                }
+            }
+            let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
+            let mut body = serde_json::to_vec(&Message::from(note)).unwrap_or_default();
+            while let Some(at) = body
+                .windows(BAD_BYTE_MARKER.len())
+                .position(|w| w == BAD_BYTE_MARKER.as_bytes())
+            {
+                body.splice(at..at + BAD_BYTE_MARKER.len(), [0xff]);
+            }
+            let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+            frame.extend_from_slice(&body);
+            self.out.raw(&frame);
+            return;
         }
         let msg = Message::from(Notification::new(
             "textDocument/publishDiagnostics".to_owned(),
