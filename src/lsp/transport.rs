@@ -130,7 +130,7 @@ impl Transport {
                                     t.pop_front();
                                 }
                                 let mut line = line;
-                                line.truncate(500);
+                                truncate_chars(&mut line, 500);
                                 t.push_back(line);
                             }
                         }
@@ -267,7 +267,7 @@ fn read_frame(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
                 }
                 if length.is_none() {
                     let mut g = std::mem::take(&mut skipped);
-                    g.truncate(200);
+                    truncate_chars(&mut g, 200);
                     return Ok(Some(Frame::Garbage(format!("non-LSP output: {g}"))));
                 }
             }
@@ -307,9 +307,22 @@ fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
     }
 }
 
+/// Cut `text` to at most `max` bytes, at a character boundary. `String::truncate`
+/// panics inside a character, and what servers print is any text at all: a log line
+/// of Chinese, or bytes made into U+FFFD, would have killed the reader thread.
+fn truncate_chars(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+}
+
 fn garbage(body: &[u8], e: &serde_json::Error) -> Frame {
     let mut head = String::from_utf8_lossy(&body[..body.len().min(120)]).to_string();
-    head.truncate(120);
+    truncate_chars(&mut head, 120);
     Frame::Garbage(format!("invalid message ({e}): {head}"))
 }
 
@@ -361,7 +374,7 @@ fn trace(dir: &str, msg: &Message) {
     {
         let text = serde_json::to_string(msg).unwrap_or_default();
         let mut text = text;
-        text.truncate(2000);
+        truncate_chars(&mut text, 2000);
         let _ = writeln!(
             f,
             "{:?} {dir} {text}",
@@ -459,6 +472,22 @@ mod tests {
         let quoted = format!(r#""{}""#, "{".repeat(1000));
         assert_eq!(parsed_cost(quoted.as_bytes()), quoted.len());
         assert_eq!(parsed_cost(br#""\"{""#), 5);
+    }
+
+    #[test]
+    fn long_non_ascii_lines_are_cut_at_a_character() {
+        // 199 ASCII bytes, then a two-byte character across the 200-byte cut.
+        let mut input = "x".repeat(199).into_bytes();
+        input.extend("é and more\n".as_bytes());
+        input.extend(b"\xff".repeat(300));
+        input.extend(b"\n");
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
+        let got = frames(&input);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[2], "note after");
+        let mut text = "ab€".to_string();
+        truncate_chars(&mut text, 3);
+        assert_eq!(text, "ab");
     }
 
     #[test]
