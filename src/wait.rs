@@ -188,11 +188,15 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
         return true;
     }
     // No publish since the trigger. typescript-language-server sends nothing when a
-    // file stays clean, and gopls nothing when nothing changed: once the server has
-    // published this file before and has been quiet long enough, it is unchanged.
+    // file's diagnostics were empty and stay empty (and it sends no versions), so
+    // silence after an empty publish means "still empty" once the server has been
+    // quiet long enough. Only after an *empty* last publish: a file that had
+    // diagnostics is always republished when they change, and taking silence for
+    // "unchanged" there would report stale errors when the server is merely slow.
     // A server that never published the file at all is not trusted this way.
     let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
     unversioned
+        && push.diagnostics.is_empty()
         && now.duration_since(t.trigger_at) >= server.spec.wait.unpublished_after
         && server.settled(now)
 }
