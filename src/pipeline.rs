@@ -22,6 +22,12 @@ use crate::workspace;
 /// Dependents opened per server and run, at most.
 const MAX_DEPENDENTS: usize = 40;
 
+/// Files larger than this are written but not shown to the servers: servers slow to
+/// a crawl or give up on generated files of this size (tsserver stops at 4 MiB of
+/// JavaScript), and every copy of the text (the plan, the document, the message)
+/// would cost the CLI that much memory again.
+const MAX_TEXT: usize = 8 * 1024 * 1024;
+
 /// What a run is about.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub enum Job {
@@ -51,6 +57,9 @@ struct Tracked {
     action: Option<Action>,
     before: Option<String>,
     after: Option<String>,
+    /// Why the servers cannot be shown the file's new text (not UTF-8, too large);
+    /// `None` when they can, or when the file is deleted.
+    unchecked: Option<String>,
 }
 
 /// The files of one server instance (a server at one root).
@@ -80,17 +89,20 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let mut groups: Vec<Group> = Vec::new();
     let mut skipped = Vec::new();
     let mut notes = Vec::new();
+    let mut unchecked_files = false;
     for (i, t) in tracked.iter().enumerate() {
         let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
             skipped.push(t.path.clone());
             continue;
         };
-        if t.after.is_none() && t.before.is_none() {
-            // Not text (non-UTF-8): the servers cannot be shown it.
+        if let Some(why) = &t.unchecked {
+            // The servers cannot be shown it: an incomplete check, said as such. (Its
+            // `after` is `None` like a deleted file's, and must not be taken for one.)
             notes.push(format!(
-                "{}: not UTF-8 text, not checked",
+                "{}: {why}, not checked",
                 rel(&ctx.run_dir, &t.path)
             ));
+            unchecked_files = true;
             continue;
         }
         let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
@@ -432,7 +444,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         ));
     }
 
-    let incomplete = timed_out || groups.iter().any(|g| g.status != ServerStatus::Ok);
+    let incomplete =
+        timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
     let mut exit_code = crate::report::exit_code(&files, opts.fail_on, incomplete);
 
     // 10. --reject writes only a clean edit; --dry-run never writes. Either way the
@@ -518,14 +531,9 @@ fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
                     path: c.path.clone(),
                     renamed_from: c.renamed_from.clone(),
                     action: Some(c.action()),
-                    before: c
-                        .before
-                        .as_ref()
-                        .and_then(|b| String::from_utf8(b.clone()).ok()),
-                    after: c
-                        .after
-                        .as_ref()
-                        .and_then(|b| String::from_utf8(b.clone()).ok()),
+                    before: c.before.as_deref().and_then(|b| as_text(b).ok()),
+                    after: c.after.as_deref().and_then(|b| as_text(b).ok()),
+                    unchecked: c.after.as_deref().and_then(|b| as_text(b).err()),
                 })
                 .collect();
             Ok((plan, tracked))
@@ -537,18 +545,34 @@ fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;
-                let text = String::from_utf8(text).ok();
+                let (text, unchecked) = match as_text(&text) {
+                    Ok(text) => (Some(text), None),
+                    Err(why) => (None, Some(why)),
+                };
                 tracked.push(Tracked {
                     path,
                     renamed_from: None,
                     action: None,
                     before: text.clone(),
                     after: text,
+                    unchecked,
                 });
             }
             Ok((EditPlan::default(), tracked))
         }
     }
+}
+
+/// A file's bytes as text the servers can be shown, or why they cannot.
+fn as_text(bytes: &[u8]) -> Result<String, String> {
+    if bytes.len() > MAX_TEXT {
+        return Err(format!(
+            "too large to show the servers ({} MiB, over {} MiB)",
+            bytes.len().div_ceil(1024 * 1024),
+            MAX_TEXT / (1024 * 1024)
+        ));
+    }
+    String::from_utf8(bytes.to_vec()).map_err(|_| "not UTF-8 text".to_string())
 }
 
 /// Make the server's view of `path` equal `text`, sending nothing if it already

@@ -476,7 +476,7 @@ fn corpus_dir() -> PathBuf {
 
 /// Every file under `dir`, `.git` included (a patch must not write there either),
 /// with its bytes; symlinks as their target.
-fn full_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(super) fn full_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for entry in fs::read_dir(dir).expect("read_dir").flatten() {
             let path = entry.path();
