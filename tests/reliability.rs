@@ -204,7 +204,7 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
 }
 
 /// A `kB` field of `/proc/PID/status`.
-fn status_field_kib(pid: u32, field: &str) -> Option<u64> {
+pub(super) fn status_field_kib(pid: u32, field: &str) -> Option<u64> {
     let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line[field.len()..]
