@@ -528,7 +528,7 @@ impl Layer<'_> {
                 disabled: false,
             };
             spec.args = server.args.clone().unwrap_or_default();
-            self.tune(name, server, &mut spec)?;
+            self.tune(name, server, &mut spec, &mut loaded.notes)?;
             added.push(spec);
         }
         added.append(&mut loaded.servers);
@@ -574,7 +574,7 @@ impl Layer<'_> {
                 ));
             }
         }
-        self.tune(name, server, spec)
+        self.tune(name, server, spec, notes)
     }
 
     /// The keys any file may set, trusted or not: they choose among servers and
@@ -584,6 +584,7 @@ impl Layer<'_> {
         name: &str,
         server: &RawServer,
         spec: &mut ServerSpec,
+        notes: &mut Vec<String>,
     ) -> Result<(), ConfigError> {
         if let Some(extensions) = &server.extensions {
             spec.extensions = Vec::with_capacity(extensions.len());
@@ -618,15 +619,39 @@ impl Layer<'_> {
         if let Some(markers) = &server.root_markers {
             spec.root_markers = markers.clone();
         }
+        let mut withheld = Vec::new();
         if let Some(settings) = &server.settings {
-            merge_json(&mut spec.settings, table_to_json(settings));
+            let mut settings = table_to_json(settings);
+            if !self.trusted {
+                withhold_program_keys(
+                    &mut settings,
+                    &format!("server.{name}.settings"),
+                    &mut withheld,
+                );
+            }
+            merge_json(&mut spec.settings, settings);
         }
         if let Some(options) = &server.initialization_options {
-            let options = table_to_json(options);
+            let mut options = table_to_json(options);
+            if !self.trusted {
+                withhold_program_keys(
+                    &mut options,
+                    &format!("server.{name}.initialization-options"),
+                    &mut withheld,
+                );
+            }
             match &mut spec.initialization_options {
                 Some(current) => merge_json(current, options),
                 None => spec.initialization_options = Some(options),
             }
+        }
+        if !withheld.is_empty() {
+            notes.push(format!(
+                "{}: ignored {} ({})",
+                self.path.display(),
+                withheld.join(", "),
+                self.why_untrusted,
+            ));
         }
         if let Some(disabled) = server.disabled {
             spec.disabled = disabled;
@@ -721,6 +746,45 @@ fn toml_to_json(v: &toml::Value) -> Value {
 
 // ----------------------------------------------------------------------------------
 // Options
+
+/// Key names that, in some server's settings, choose a program, an interpreter, an
+/// environment or flags that make a server run one: rust-analyzer's
+/// `check.overrideCommand` and `cargo.extraEnv` (RUSTC_WRAPPER), gopls's `env` and
+/// `buildFlags` (`-toolexec`), pyright's `pythonPath`/`venvPath` (it runs the
+/// interpreter to find search paths), typescript-language-server's `tsserver.path`.
+/// An untrusted project may not set them: otherwise a generated patch to
+/// `.lspgate.toml` could still make a server run a program of its choosing.
+const PROGRAM_KEY_PARTS: &[&str] = &[
+    "command",
+    "path",
+    "venv",
+    "env",
+    "flags",
+    "server",
+    "wrapper",
+    "toolexec",
+    "driver",
+    "exe",
+    "plugin",
+    "interpreter",
+];
+
+/// Remove (and list, as `prefix.key`) every key of `value`, at any depth, whose name
+/// contains one of [`PROGRAM_KEY_PARTS`].
+fn withhold_program_keys(value: &mut Value, prefix: &str, withheld: &mut Vec<String>) {
+    let Value::Object(map) = value else { return };
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let lower = key.to_ascii_lowercase();
+        let here = format!("{prefix}.{key}");
+        if PROGRAM_KEY_PARTS.iter().any(|p| lower.contains(p)) {
+            map.remove(&key);
+            withheld.push(here);
+        } else if let Some(inner) = map.get_mut(&key) {
+            withhold_program_keys(inner, &here, withheld);
+        }
+    }
+}
 
 /// The settings of one reporting run, every value decided.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -1150,6 +1214,45 @@ mod tests {
                 .to_string();
             assert!(err.contains(".lspgate.toml: server.fake"), "{err}");
         }
+    }
+
+    #[test]
+    fn untrusted_project_settings_that_run_programs_are_withheld() {
+        let project = "[server.rust-analyzer.settings.rust-analyzer.check]\n\
+                       overrideCommand = [\"sh\", \"-c\", \"evil\"]\nallTargets = false\n\
+                       [server.gopls.settings.gopls]\nbuildFlags = [\"-toolexec=/tmp/x\"]\n\
+                       staticcheck = true\n\
+                       [server.pyright.initialization-options]\npythonPath = \"/tmp/py\"\n";
+        let loaded = Fixture::new().project(project).loaded();
+        let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
+        assert_eq!(
+            ra.settings,
+            json!({ "rust-analyzer": { "check": { "allTargets": false } } })
+        );
+        let gopls = server(&loaded, "gopls").expect("gopls");
+        assert_eq!(gopls.settings, json!({ "gopls": { "staticcheck": true } }));
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        assert_eq!(pyright.initialization_options, Some(json!({})));
+        let notes = loaded.notes.join("\n");
+        for key in [
+            "server.rust-analyzer.settings.rust-analyzer.check.overrideCommand",
+            "server.gopls.settings.gopls.buildFlags",
+            "server.pyright.initialization-options.pythonPath",
+        ] {
+            assert!(notes.contains(key), "{key} not in {notes}");
+        }
+
+        // Trusted, they apply.
+        let loaded = Fixture::new()
+            .project(project)
+            .load(true, false)
+            .expect("loads");
+        let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
+        assert!(
+            ra.settings
+                .pointer("/rust-analyzer/check/overrideCommand")
+                .is_some()
+        );
     }
 
     #[test]
