@@ -516,23 +516,23 @@ fn rust_analyzer_fixing_edit_reports_nothing_new() {
 
 // --- edit mechanics, with pyright ---------------------------------------------------
 
-#[test]
-fn pyright_dry_run_leaves_disk_byte_identical() {
-    if !installed(&PYRIGHT) {
-        return;
-    }
+/// Runs (a)'s error edit with `flag` (`--dry-run`, `--reject`): the error is reported,
+/// since the servers saw the new text in memory, and the disk is left byte-identical.
+fn error_edit_leaves_disk_untouched(flag: &str) -> Output {
     let test = workspace(&PYRIGHT, &[]);
     let before = test.snapshot();
-    let out = test
-        .args(edit_args(&PYRIGHT.error, false, &["--dry-run"]))
-        .run();
-    // The servers saw the error in memory, so it is reported.
+    let out = test.args(edit_args(&PYRIGHT.error, false, &[flag])).run();
     out.assert_code(1);
     assert_error_in(&out, "file_diagnostics", "a.py", PYRIGHT.error_line);
-    assert!(
-        out.snapshot() == before,
-        "--dry-run changed the disk\n{out}"
-    );
+    assert!(out.snapshot() == before, "{flag} changed the disk\n{out}");
+    out
+}
+
+#[test]
+fn pyright_dry_run_leaves_disk_byte_identical() {
+    if installed(&PYRIGHT) {
+        error_edit_leaves_disk_untouched("--dry-run");
+    }
 }
 
 #[test]
@@ -540,18 +540,7 @@ fn pyright_reject_leaves_disk_unchanged_on_new_error() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = workspace(&PYRIGHT, &[]);
-    let before = test.snapshot();
-    let out = test
-        .args(edit_args(&PYRIGHT.error, false, &["--reject"]))
-        .run();
-    out.assert_code(1);
-    assert_error_in(&out, "file_diagnostics", "a.py", PYRIGHT.error_line);
-    assert!(
-        out.snapshot() == before,
-        "--reject applied an edit that introduced an error\n{out}"
-    );
-
+    let out = error_edit_leaves_disk_untouched("--reject");
     // A clean edit under --reject is applied.
     let out = out
         .again()
@@ -564,18 +553,29 @@ fn pyright_reject_leaves_disk_unchanged_on_new_error() {
     );
 }
 
-#[test]
-fn pyright_malformed_patch_exits_2_and_writes_nothing() {
-    if !installed(&PYRIGHT) {
-        return;
-    }
-    let test = workspace(&PYRIGHT, &[]);
-    let before = test.snapshot();
-    // A hunk header that promises lines the hunk does not have.
-    let patch = "--- a/a.py\n+++ b/a.py\n@@ -1,5 +1,5 @@\n def greet(name: str) -> str:\n-    return \"Hello, \" + name\n+    return 42\n";
+/// The first file of the patches below: (a)'s error edit as a git diff.
+const A_PY_ERROR_DIFF: &str = concat!(
+    "diff --git a/a.py b/a.py\n",
+    "--- a/a.py\n",
+    "+++ b/a.py\n",
+    "@@ -1,2 +1,2 @@\n",
+    " def greet(name: str) -> str:\n",
+    "-    return \"Hello, \" + name\n",
+    "+    return 42\n",
+);
+
+/// `lspgate patch -` (the patch on stdin), with the generous waits.
+fn patch_args() -> Vec<&'static str> {
     let mut args = vec!["patch", "-"];
     args.extend(WAITS);
-    let out = test.args(args).stdin(patch).run();
+    args
+}
+
+/// A patch that is bad input exits 2, prints no report and writes nothing.
+fn bad_patch_writes_nothing(patch: &str) -> Output {
+    let test = workspace(&PYRIGHT, &[]);
+    let before = test.snapshot();
+    let out = test.args(patch_args()).stdin(patch).run();
     out.assert_code(2);
     assert!(
         out.stdout.trim().is_empty(),
@@ -583,8 +583,19 @@ fn pyright_malformed_patch_exits_2_and_writes_nothing() {
     );
     assert!(
         out.snapshot() == before,
-        "a malformed patch changed the disk\n{out}"
+        "a bad patch changed the disk\n{out}"
     );
+    out
+}
+
+#[test]
+fn pyright_malformed_patch_exits_2_and_writes_nothing() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    // A hunk header that promises lines the hunk does not have.
+    let patch = A_PY_ERROR_DIFF.replace("@@ -1,2 +1,2 @@", "@@ -1,5 +1,5 @@");
+    bad_patch_writes_nothing(&patch);
 }
 
 #[test]
@@ -592,36 +603,22 @@ fn pyright_hunk_that_does_not_apply_exits_2_and_writes_nothing() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = workspace(&PYRIGHT, &[]);
-    let before = test.snapshot();
     // The first file's hunk applies; the second's context is not in b.py. Nothing
     // may be written, not even a.py.
-    let patch = concat!(
-        "diff --git a/a.py b/a.py\n",
-        "--- a/a.py\n",
-        "+++ b/a.py\n",
-        "@@ -1,2 +1,2 @@\n",
-        " def greet(name: str) -> str:\n",
-        "-    return \"Hello, \" + name\n",
-        "+    return 42\n",
-        "diff --git a/b.py b/b.py\n",
-        "--- a/b.py\n",
-        "+++ b/b.py\n",
-        "@@ -1,3 +1,3 @@\n",
-        " from a import greet\n",
-        " \n",
-        "-print(greet(\"not what b.py says\"))\n",
-        "+print(greet(\"b\", \"x\"))\n",
+    let patch = format!(
+        "{A_PY_ERROR_DIFF}{}",
+        concat!(
+            "diff --git a/b.py b/b.py\n",
+            "--- a/b.py\n",
+            "+++ b/b.py\n",
+            "@@ -1,3 +1,3 @@\n",
+            " from a import greet\n",
+            " \n",
+            "-print(greet(\"not what b.py says\"))\n",
+            "+print(greet(\"b\", \"x\"))\n",
+        )
     );
-    let mut args = vec!["patch", "-"];
-    args.extend(WAITS);
-    let out = test.args(args).stdin(patch).run();
-    out.assert_code(2);
-    out.stderr_contains("b.py");
-    assert!(
-        out.snapshot() == before,
-        "a failed patch changed the disk\n{out}"
-    );
+    bad_patch_writes_nothing(&patch).stderr_contains("b.py");
 }
 
 #[test]
@@ -629,28 +626,24 @@ fn pyright_patch_with_two_files_reports_both() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let patch = concat!(
-        "diff --git a/a.py b/a.py\n",
-        "index 1111111..2222222 100644\n",
-        "--- a/a.py\n",
-        "+++ b/a.py\n",
-        "@@ -1,2 +1,2 @@\n",
-        " def greet(name: str) -> str:\n",
-        "-    return \"Hello, \" + name\n",
-        "+    return 42\n",
-        "diff --git a/b.py b/b.py\n",
-        "index 3333333..4444444 100644\n",
-        "--- a/b.py\n",
-        "+++ b/b.py\n",
-        "@@ -1,3 +1,3 @@\n",
-        " from a import greet\n",
-        " \n",
-        "-print(greet(\"b\"))\n",
-        "+print(greet(\"b\", \"extra\"))\n",
+    let patch = format!(
+        "{A_PY_ERROR_DIFF}{}",
+        concat!(
+            "diff --git a/b.py b/b.py\n",
+            "index 3333333..4444444 100644\n",
+            "--- a/b.py\n",
+            "+++ b/b.py\n",
+            "@@ -1,3 +1,3 @@\n",
+            " from a import greet\n",
+            " \n",
+            "-print(greet(\"b\"))\n",
+            "+print(greet(\"b\", \"extra\"))\n",
+        )
     );
-    let mut args = vec!["patch", "-"];
-    args.extend(WAITS);
-    let out = workspace(&PYRIGHT, &[]).args(args).stdin(patch).run();
+    let out = workspace(&PYRIGHT, &[])
+        .args(patch_args())
+        .stdin(patch)
+        .run();
     out.assert_code(1);
     // Every edited file's diagnostics go in <file_diagnostics>.
     assert_error_in(&out, "file_diagnostics", "a.py", 2);
