@@ -35,6 +35,9 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
+            [CompletionResult]::new('diagnostics', 'diagnostics', [CompletionResultType]::ParameterValue, 'Print the diagnostics the warm servers hold now, for every file or for PATH')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)')
+            [CompletionResult]::new('messages', 'messages', [CompletionResultType]::ParameterValue, 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -182,6 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every daemon of this user, whatever its workspace (JSON: a list)')
             [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -218,6 +222,36 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
         'lspgate;daemon;help;help' {
             break
         }
+        'lspgate;diagnostics' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form: diagnostic lines as in the report, or a JSON list of {uri, diagnostics: [{message, severity, range, source, code}]}')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'lspgate;logs' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Only the last N messages of each server')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only messages at this level or more severe')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'lspgate;messages' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Only the last N messages of each server')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'lspgate;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write PATH (new content from --content, else stdin) and report')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
@@ -226,6 +260,9 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
+            [CompletionResult]::new('diagnostics', 'diagnostics', [CompletionResultType]::ParameterValue, 'Print the diagnostics the warm servers hold now, for every file or for PATH')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)')
+            [CompletionResult]::new('messages', 'messages', [CompletionResultType]::ParameterValue, 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -264,6 +301,15 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;help;daemon;restart' {
+            break
+        }
+        'lspgate;help;diagnostics' {
+            break
+        }
+        'lspgate;help;logs' {
+            break
+        }
+        'lspgate;help;messages' {
             break
         }
         'lspgate;help;help' {

@@ -22,6 +22,9 @@ _lspgate() {
             lspgate,daemon)
                 cmd="lspgate__subcmd__daemon"
                 ;;
+            lspgate,diagnostics)
+                cmd="lspgate__subcmd__diagnostics"
+                ;;
             lspgate,edit)
                 cmd="lspgate__subcmd__edit"
                 ;;
@@ -30,6 +33,12 @@ _lspgate() {
                 ;;
             lspgate,history)
                 cmd="lspgate__subcmd__history"
+                ;;
+            lspgate,logs)
+                cmd="lspgate__subcmd__logs"
+                ;;
+            lspgate,messages)
+                cmd="lspgate__subcmd__messages"
                 ;;
             lspgate,patch)
                 cmd="lspgate__subcmd__patch"
@@ -76,6 +85,9 @@ _lspgate() {
             lspgate__subcmd__help,daemon)
                 cmd="lspgate__subcmd__help__subcmd__daemon"
                 ;;
+            lspgate__subcmd__help,diagnostics)
+                cmd="lspgate__subcmd__help__subcmd__diagnostics"
+                ;;
             lspgate__subcmd__help,edit)
                 cmd="lspgate__subcmd__help__subcmd__edit"
                 ;;
@@ -84,6 +96,12 @@ _lspgate() {
                 ;;
             lspgate__subcmd__help,history)
                 cmd="lspgate__subcmd__help__subcmd__history"
+                ;;
+            lspgate__subcmd__help,logs)
+                cmd="lspgate__subcmd__help__subcmd__logs"
+                ;;
+            lspgate__subcmd__help,messages)
+                cmd="lspgate__subcmd__help__subcmd__messages"
                 ;;
             lspgate__subcmd__help,patch)
                 cmd="lspgate__subcmd__help__subcmd__patch"
@@ -113,7 +131,7 @@ _lspgate() {
 
     case "${cmd}" in
         lspgate)
-            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon help"
+            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon diagnostics logs messages help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,7 +357,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__daemon__subcmd__status)
-            opts="-C -h --format --root --trust-project --help"
+            opts="-C -h --all --format --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -371,6 +389,32 @@ _lspgate() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__diagnostics)
+            opts="-C -h --format --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -445,7 +489,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help)
-            opts="write edit patch check servers history daemon help"
+            opts="write edit patch check servers history daemon diagnostics logs messages help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +586,20 @@ _lspgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        lspgate__subcmd__help__subcmd__diagnostics)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         lspgate__subcmd__help__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -571,6 +629,34 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__messages)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -628,6 +714,70 @@ _lspgate() {
             ;;
         lspgate__subcmd__history)
             opts="-C -h --last --limit --format --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__logs)
+            opts="-C -h --limit --level --format --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "error warning info log" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__messages)
+            opts="-C -h --limit --format --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

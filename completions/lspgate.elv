@@ -32,6 +32,9 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand servers 'List the known servers, which are installed, and the files they cover'
             cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
+            cand diagnostics 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+            cand logs 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+            cand messages 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;write'= {
@@ -169,6 +172,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --format 'Output form'
             cand -C 'Run as if lspgate had been started in DIR'
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --all 'Every daemon of this user, whatever its workspace (JSON: a list)'
             cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
             cand -h 'Print help'
             cand --help 'Print help'
@@ -197,6 +201,33 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         }
         &'lspgate;daemon;help;help'= {
         }
+        &'lspgate;diagnostics'= {
+            cand --format 'Output form: diagnostic lines as in the report, or a JSON list of {uri, diagnostics: [{message, severity, range, source, code}]}'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'lspgate;logs'= {
+            cand --limit 'Only the last N messages of each server'
+            cand --level 'Only messages at this level or more severe'
+            cand --format 'Output form'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'lspgate;messages'= {
+            cand --limit 'Only the last N messages of each server'
+            cand --format 'Output form'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'lspgate;help'= {
             cand write 'Write PATH (new content from --content, else stdin) and report'
             cand edit 'Replace --old by --new in PATH and report'
@@ -205,6 +236,9 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand servers 'List the known servers, which are installed, and the files they cover'
             cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
+            cand diagnostics 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+            cand logs 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+            cand messages 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;help;write'= {
@@ -232,6 +266,12 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         &'lspgate;help;daemon;status'= {
         }
         &'lspgate;help;daemon;restart'= {
+        }
+        &'lspgate;help;diagnostics'= {
+        }
+        &'lspgate;help;logs'= {
+        }
+        &'lspgate;help;messages'= {
         }
         &'lspgate;help;help'= {
         }

@@ -36,6 +36,9 @@ complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "check" -d 'Report o
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l content -d 'The new content; read from stdin when absent' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l format -d 'Output form [default: text]' -r -f -a "text\t''
@@ -163,6 +166,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l all -d 'Every daemon of this user, whatever its workspace (JSON: a list)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from restart" -s C -d 'Run as if lspgate had been started in DIR' -r -F
@@ -174,14 +178,41 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Stop the daemon, then start a new one'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "check" -d 'Report on files without editing them'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand diagnostics" -l format -d 'Output form: diagnostic lines as in the report, or a JSON list of {uri, diagnostics: [{message, severity, range, source, code}]}' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand diagnostics" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand diagnostics" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand diagnostics" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand diagnostics" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -l limit -d 'Only the last N messages of each server' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -l level -d 'Only messages at this level or more severe' -r -f -a "error\t''
+warning\t''
+info\t''
+log\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -l format -d 'Output form' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l limit -d 'Only the last N messages of each server' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l format -d 'Output form' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "start" -d 'Start the daemon unless it is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "stop" -d 'Stop the daemon and its servers'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'

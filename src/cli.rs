@@ -107,6 +107,49 @@ pub enum Command {
         #[command(subcommand)]
         action: DaemonAction,
     },
+    /// Print the diagnostics the warm servers hold now, for every file or for PATH.
+    ///
+    /// Asks this workspace's running daemon and starts none: with no daemon running it
+    /// prints nothing (`[]` with --format json), says "no daemon running for WORKSPACE" on
+    /// stderr and exits 0. Files whose diagnostics are empty are listed in JSON only when
+    /// a server has them open. Ranges in JSON are 0-based, as LSP sends them.
+    Diagnostics {
+        /// Only this file, or the files under this directory.
+        path: Option<PathBuf>,
+        /// Output form: diagnostic lines as in the report, or a JSON list of
+        /// {uri, diagnostics: [{message, severity, range, source, code}]}.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the servers' recent log messages (window/logMessage; the daemon keeps the
+    /// last 100 of each server).
+    ///
+    /// Asks this workspace's running daemon and starts none: with no daemon running it
+    /// prints nothing (`[]` with --format json), says so on stderr and exits 0.
+    Logs {
+        /// Only the last N messages of each server.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Only messages at this level or more severe.
+        #[arg(long, value_enum)]
+        level: Option<LogLevel>,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the messages the servers showed the user (window/showMessage; the daemon
+    /// keeps the last 50 of each server).
+    ///
+    /// Asks this workspace's running daemon and starts none: with no daemon running it
+    /// prints nothing (`[]` with --format json), says so on stderr and exits 0.
+    Messages {
+        /// Only the last N messages of each server.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
 }
 
 impl Command {
@@ -120,6 +163,9 @@ impl Command {
             Command::Servers { .. } => "servers",
             Command::History { .. } => "history",
             Command::Daemon { .. } => "daemon",
+            Command::Diagnostics { .. } => "diagnostics",
+            Command::Logs { .. } => "logs",
+            Command::Messages { .. } => "messages",
         }
     }
 }
@@ -133,6 +179,9 @@ pub enum DaemonAction {
     Stop,
     /// Show the daemon's pid, uptime, memory and servers; exit 1 when none is running.
     Status {
+        /// Every daemon of this user, whatever its workspace (JSON: a list).
+        #[arg(long)]
+        all: bool,
         /// Output form.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -195,6 +244,27 @@ pub enum FailOn {
     Error,
     Warning,
     Never,
+}
+
+/// A server log message's level (LSP's `MessageType`), most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogLevel {
+    Error,
+    Warning,
+    Info,
+    Log,
+}
+
+impl LogLevel {
+    /// The LSP `MessageType` number: 1 error ... 4 log.
+    pub fn message_type(self) -> i32 {
+        match self {
+            LogLevel::Error => 1,
+            LogLevel::Warning => 2,
+            LogLevel::Info => 3,
+            LogLevel::Log => 4,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]

@@ -191,11 +191,107 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
             format,
         } => history::command(&workspace, &run_dir, run, last, limit, format),
         Command::Daemon { action } => daemon::client::command(&action, &workspace),
+        Command::Diagnostics { path, format } => {
+            // A file or a directory; one that no longer exists (deleted, its
+            // diagnostics maybe still held) is taken as written.
+            let path = path.map(|p| {
+                let joined = run_dir.join(p);
+                joined.canonicalize().unwrap_or(joined)
+            });
+            let query = daemon::protocol::CacheQuery {
+                path,
+                ..Default::default()
+            };
+            cache_command(
+                &workspace,
+                daemon::client::Cache::Diagnostics,
+                &query,
+                |out, cached| {
+                    let styles = report::styles::Styles::for_choice(cli::ColorChoice::Auto);
+                    match cached {
+                        daemon::client::Cached::Diagnostics(files) => {
+                            report::daemon::write_diagnostics(
+                                out, &files, &run_dir, format, &styles,
+                            )
+                        }
+                        daemon::client::Cached::Lines(_) => Ok(()),
+                    }
+                },
+                format,
+            )
+        }
+        Command::Logs {
+            limit,
+            level,
+            format,
+        } => {
+            let query = daemon::protocol::CacheQuery {
+                limit,
+                level: level.map(cli::LogLevel::message_type),
+                ..Default::default()
+            };
+            cache_command(
+                &workspace,
+                daemon::client::Cache::Logs,
+                &query,
+                |out, cached| lines(out, cached, &workspace, format),
+                format,
+            )
+        }
+        Command::Messages { limit, format } => {
+            let query = daemon::protocol::CacheQuery {
+                limit,
+                ..Default::default()
+            };
+            cache_command(
+                &workspace,
+                daemon::client::Cache::Messages,
+                &query,
+                |out, cached| lines(out, cached, &workspace, format),
+                format,
+            )
+        }
         Command::Servers { file, format } => {
             let doctor = doctor::gather(&workspace, &run_dir, cli.trust_project, file.as_deref())?;
             report::servers::print(&doctor, format)?;
             Ok(exit::OK)
         }
+    }
+}
+
+/// `diagnostics`, `logs` and `messages`: ask the running daemon and print its answer
+/// with `write`; with no daemon, say so on stderr and print nothing (an empty list in
+/// JSON). Exits 0 either way: an empty cache is not an error.
+fn cache_command(
+    workspace: &Path,
+    what: daemon::client::Cache,
+    query: &daemon::protocol::CacheQuery,
+    write: impl FnOnce(&mut dyn std::io::Write, daemon::client::Cached) -> std::io::Result<()>,
+    format: cli::Format,
+) -> anyhow::Result<i32> {
+    match daemon::client::query(workspace, what, query)? {
+        Some(cached) => report::daemon::print(|out| write(out, cached))?,
+        None => {
+            print_error(&format!("no daemon running for {}", workspace.display()));
+            if format == cli::Format::Json {
+                report::daemon::print(|out| writeln!(out, "[]"))?;
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn lines(
+    out: &mut dyn std::io::Write,
+    cached: daemon::client::Cached,
+    workspace: &Path,
+    format: cli::Format,
+) -> std::io::Result<()> {
+    match cached {
+        daemon::client::Cached::Lines(lines) => {
+            report::daemon::write_lines(out, &lines, workspace, format)
+        }
+        daemon::client::Cached::Diagnostics(_) => Ok(()),
     }
 }
 
@@ -229,7 +325,7 @@ fn report_run(
     let report = if options.no_daemon {
         run_in_process(&ctx, job, args.quiet)?
     } else {
-        match daemon::client::run(&ctx, &job) {
+        match daemon::client::run(&ctx, &job, args.quiet) {
             daemon::client::Served::Report(report) => report,
             daemon::client::Served::Failed(message) => anyhow::bail!(message),
             daemon::client::Served::Unreachable(why) => {

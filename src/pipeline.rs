@@ -14,6 +14,7 @@ use crate::dependents;
 use crate::diff::{self, LineMap};
 use crate::edit::{self, Action, EditError, EditPlan};
 use crate::lsp::Pool;
+use crate::lsp::restart::NotRestarted;
 use crate::report::{Applied, FileReport, Report, Role, ServerReport, ServerStatus};
 use crate::servers::ServerSpec;
 use crate::wait::{self, Target};
@@ -74,6 +75,11 @@ struct Group {
     detail: Option<String>,
     primary_ms: Option<u64>,
     cross_file_ms: Option<u64>,
+    /// Its server was restarted in this run (see [`revive`]): never twice.
+    revived: bool,
+    /// The slot the before view was taken from (keys `before` and `store_before`):
+    /// not `server` once a crash during a later wait moved it to a new slot.
+    before_server: Option<usize>,
 }
 
 /// Run `job` with the servers of `pool`, starting the ones it lacks.
@@ -122,17 +128,27 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 detail: None,
                 primary_ms: None,
                 cross_file_ms: None,
+                revived: false,
+                before_server: None,
             }),
         }
     }
 
     // 2. Connect: reuse the pool's servers, start the missing ones.
     for g in &mut groups {
-        if let Some(i) = pool.find(&g.spec.name, &g.root)
-            && !pool.servers[i].is_dead()
-        {
-            g.server = Some(i);
-            continue;
+        if let Some(i) = pool.find(&g.spec.name, &g.root) {
+            if !pool.servers[i].is_dead() {
+                g.server = Some(i);
+                // One restarted after a crash may still be starting: cold, then.
+                g.cold = pool.servers[i].ready_at.is_none();
+                continue;
+            }
+            // It crashed since an earlier run (the daemon keeps a crashed server and
+            // its documents for this): restarted with them, unless it crash-loops.
+            if pool.crashed(i) {
+                g.cold = revive(pool, i, g, &mut notes, "had crashed since the last run").is_some();
+                continue;
+            }
         }
         let Some(program) = config::which(&g.spec.command) else {
             g.status = ServerStatus::Missing;
@@ -237,7 +253,16 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             );
         }
     }
-    let before_outcome = wait::settle(pool, &before_targets, before_deadline);
+    let mut before_outcome = wait::settle(pool, &before_targets, before_deadline);
+    if revive_crashed(pool, &mut groups, &mut [&mut before_targets], &mut notes) {
+        before_outcome = again(
+            before_outcome,
+            wait::settle(pool, &before_targets, before_deadline),
+        );
+    }
+    for g in &mut groups {
+        g.before_server = g.server;
+    }
     let mut before: HashMap<(usize, PathBuf), Vec<Diagnostic>> = HashMap::new();
     let mut before_missing: Vec<PathBuf> = Vec::new();
     for (t, fresh) in before_targets.iter().zip(&before_outcome.fresh) {
@@ -298,15 +323,44 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         }
     }
 
-    // 7. Primary wait, then cross-file wait.
-    let primary_outcome =
-        wait::settle_prefetching(pool, &primary, &cross, Instant::now() + opts.timeout);
+    // 7. Primary wait, then cross-file wait. A server that crashes during either is
+    //    restarted once (`revive_crashed`) and the wait made again for its files,
+    //    within what is left of the same deadline.
+    let primary_deadline = Instant::now() + opts.timeout;
+    let mut primary_outcome = wait::settle_prefetching(pool, &primary, &cross, primary_deadline);
+    if revive_crashed(
+        pool,
+        &mut groups,
+        &mut [&mut primary, &mut cross],
+        &mut notes,
+    ) {
+        primary_outcome = again(
+            primary_outcome,
+            wait::settle_prefetching(pool, &primary, &cross, primary_deadline),
+        );
+    }
     let cross_start = Instant::now();
-    let cross_outcome = if cross.is_empty() {
+    let cross_deadline = Instant::now() + opts.cross_file_timeout;
+    let mut cross_outcome = if cross.is_empty() {
         wait::Outcome::default()
     } else {
-        wait::settle(pool, &cross, Instant::now() + opts.cross_file_timeout)
+        wait::settle(pool, &cross, cross_deadline)
     };
+    if !cross.is_empty()
+        && revive_crashed(
+            pool,
+            &mut groups,
+            &mut [&mut primary, &mut cross],
+            &mut notes,
+        )
+    {
+        // The restarted server's primary files are settled again first: its earlier
+        // answers died with it.
+        let primary_again = wait::settle(pool, &primary, cross_deadline);
+        let cross_again = wait::settle(pool, &cross, cross_deadline);
+        primary_outcome.unsettled = primary_again.unsettled;
+        cross_outcome = again(cross_outcome, cross_again);
+    }
     let cross_secs = cross_start.elapsed().as_secs_f64();
 
     // 8. Diff before and after.
@@ -315,6 +369,12 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let mut reported: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for g in &groups {
         let Some(s) = g.server else { continue };
+        // A server that died (and was not restarted) holds what it said before: not
+        // this edit's diagnostics. Its files are reported as not checked (step 9).
+        if pool.servers[s].is_dead() {
+            continue;
+        }
+        let sb = g.before_server.unwrap_or(s);
         for &i in &g.files {
             let t = &tracked[i];
             let Some(after_text) = &t.after else { continue };
@@ -323,7 +383,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 (Vec::new(), LineMap::identity())
             } else {
                 let b = before
-                    .get(&(s, t.path.clone()))
+                    .get(&(sb, t.path.clone()))
                     .cloned()
                     .unwrap_or_default();
                 let m = LineMap::new(t.before.as_deref().unwrap_or(""), after_text);
@@ -348,7 +408,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
                     && !dependent_paths.contains(p)
                     && store_before
-                        .get(&(s, (*p).clone()))
+                        .get(&(sb, (*p).clone()))
                         .map(|b| b != &d.current())
                         .unwrap_or(!d.current().is_empty())
             })
@@ -362,8 +422,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             }
             let after = current(pool, s, &d);
             let before_diags = before
-                .get(&(s, d.clone()))
-                .or_else(|| store_before.get(&(s, d.clone())))
+                .get(&(sb, d.clone()))
+                .or_else(|| store_before.get(&(sb, d.clone())))
                 .cloned()
                 .unwrap_or_default();
             let c = diff::classify(&before_diags, &after, &LineMap::identity());
@@ -387,12 +447,21 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
             g.cross_file_ms = Some(cross_outcome.elapsed.as_millis() as u64);
         }
         if let Some(reason) = server.dead_reason() {
+            if g.revived && g.status == ServerStatus::Crashed {
+                // Not restarted (crash backoff): `revive` said why.
+                continue;
+            }
             g.status = if server.ready_at.is_some() {
                 ServerStatus::Crashed
             } else {
                 ServerStatus::Failed
             };
-            g.detail = Some(format!("{reason}; its files were not checked"));
+            let again = if g.revived {
+                "; it crashed again after its restart"
+            } else {
+                ""
+            };
+            g.detail = Some(format!("{reason}{again}; its files were not checked"));
             continue;
         }
         let mut problems: Vec<String> = Vec::new();
@@ -518,6 +587,85 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         timed_out,
         exit_code,
     })
+}
+
+/// Restart the dead server in slot `old` for group `g` (`Pool::restart`: the same
+/// spec at the same root, its documents reopened with the text it had been shown;
+/// refused while its crash backoff runs), and say so in a note. Once per group and
+/// run, whatever the outcome. Returns the new slot; when refused, the group is marked
+/// crashed with the reason.
+fn revive(
+    pool: &mut Pool,
+    old: usize,
+    g: &mut Group,
+    notes: &mut Vec<String>,
+    what_happened: &str,
+) -> Option<usize> {
+    g.revived = true;
+    let reason = pool.servers[old].dead_reason().unwrap_or("").to_string();
+    let docs = pool.servers[old].docs.len();
+    match pool.restart(old) {
+        Ok(new) => {
+            notes.push(format!(
+                "{} {what_happened} ({reason}); restarted it and reopened {docs} file{}",
+                g.spec.name,
+                if docs == 1 { "" } else { "s" }
+            ));
+            g.server = Some(new);
+            Some(new)
+        }
+        Err(NotRestarted(why)) => {
+            g.status = ServerStatus::Crashed;
+            g.detail = Some(format!("{reason}; {why}; its files were not checked"));
+            None
+        }
+    }
+}
+
+/// After a wait: restart each server of the run that crashed during it, unless it was
+/// restarted in this run already, and move its targets in `lists` to the new slot,
+/// triggered by the reopening of their documents. Returns whether any was restarted,
+/// that is, whether the wait must be made again.
+fn revive_crashed(
+    pool: &mut Pool,
+    groups: &mut [Group],
+    lists: &mut [&mut Vec<Target>],
+    notes: &mut Vec<String>,
+) -> bool {
+    let mut any = false;
+    for g in groups.iter_mut() {
+        let Some(old) = g.server else { continue };
+        if g.revived || !pool.crashed(old) {
+            continue;
+        }
+        let Some(new) = revive(pool, old, g, notes, "crashed during the run") else {
+            continue;
+        };
+        for target in lists.iter_mut().flat_map(|l| l.iter_mut()) {
+            if target.server != old {
+                continue;
+            }
+            if let Some(doc) = pool.servers[new].docs.get(&target.path) {
+                *target = Target {
+                    server: new,
+                    path: target.path.clone(),
+                    trigger: doc.changed_at,
+                    trigger_at: Instant::now(),
+                    version: Some(doc.version),
+                };
+            }
+        }
+        any = true;
+    }
+    any
+}
+
+/// A wait made again after a restart: its result, with the time of both.
+fn again(first: wait::Outcome, second: wait::Outcome) -> wait::Outcome {
+    wait::Outcome {
+        elapsed: first.elapsed + second.elapsed,
+        ..second
+    }
 }
 
 /// The plan and the per-file view of it.

@@ -43,7 +43,7 @@ const REPORT: [&str; 12] = [
 ];
 
 /// Each subcommand with its own options and positional arguments (as help prints them).
-const COMMANDS: [(&str, &[&str], &[&str]); 7] = [
+const COMMANDS: [(&str, &[&str], &[&str]); 10] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p"], &["[PATCH]"]),
@@ -51,10 +51,16 @@ const COMMANDS: [(&str, &[&str], &[&str]); 7] = [
     ("servers", &["--format"], &["[FILE]"]),
     ("history", &["--last", "--limit", "--format"], &["[RUN]"]),
     ("daemon", &[], &["<COMMAND>"]),
+    ("diagnostics", &["--format"], &["[PATH]"]),
+    ("logs", &["--limit", "--level", "--format"], &[]),
+    ("messages", &["--limit", "--format"], &[]),
 ];
 
 fn reporting(name: &str) -> bool {
-    !matches!(name, "servers" | "history" | "daemon")
+    !matches!(
+        name,
+        "servers" | "history" | "daemon" | "diagnostics" | "logs" | "messages"
+    )
 }
 
 /// `-s` or `--long` for each argument of `cmd` that is an option, with globals.

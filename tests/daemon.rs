@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use lspgate::daemon::protocol::PROTOCOL;
 use serde_json::Value;
 
 use crate::support::{Output, Test};
@@ -471,7 +472,9 @@ fn the_daemon_answers_a_wrong_version_with_a_mismatch_and_exits() {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
-    let body = r#"{"protocol":1,"lspgate_version":"9.9.9-other","build":"","body":"status"}"#;
+    let body = format!(
+        r#"{{"protocol":{PROTOCOL},"lspgate_version":"9.9.9-other","build":"","body":"status"}}"#
+    );
     (&stream)
         .write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
         .expect("send");
@@ -491,7 +494,7 @@ fn the_daemon_answers_a_wrong_version_with_a_mismatch_and_exits() {
     let mut answer = vec![0; length.expect("a Content-Length header")];
     reader.read_exact(&mut answer).expect("the answer");
     let answer: Value = serde_json::from_slice(&answer).expect("JSON");
-    assert_eq!(answer["protocol"], 1, "{answer}");
+    assert_eq!(answer["protocol"], PROTOCOL, "{answer}");
     assert_eq!(
         answer["body"]["version_mismatch"]["daemon"]["lspgate_version"],
         env!("CARGO_PKG_VERSION"),
@@ -690,33 +693,6 @@ fn the_daemon_exits_when_its_socket_is_removed() {
     stop(run);
 }
 
-/// A server that died is not reused: the next run starts a fresh one, in the same
-/// daemon.
-#[test]
-fn a_crashed_server_is_replaced_by_the_next_run() {
-    let test = Test::new()
-        .file("a.fake", "one\n")
-        .fake_server(&["--mode", "crash-on-change"])
-        .with_daemon();
-    let _guard = Guard::new(&test);
-    let first = write(test, "a.fake", "ERROR one\n");
-    first.assert_code_in(&[1, 3]);
-    let daemons = daemon_pids(first.workspace());
-    assert_eq!(daemons.len(), 1, "{first}");
-    let before = first.fake_pids();
-    assert!(
-        eventually(GONE, || before.iter().all(|&p| !alive(p))),
-        "{first}"
-    );
-
-    let second = write(first.again(), "a.fake", "ERROR two\n");
-    second.assert_code_in(&[1, 3]);
-    let after = second.fake_pids();
-    assert!(after.len() > before.len(), "no fresh server\n{second}");
-    assert_eq!(daemon_pids(second.workspace()), daemons, "{second}");
-    stop(second);
-}
-
 /// A server installed after the daemon started is found: commands are looked up on
 /// the PATH of each run, not on the daemon's.
 #[test]
@@ -748,4 +724,643 @@ fn servers_are_found_on_the_path_of_the_run() {
         .assert_code(1)
         .stdout_contains("Error: a.fake:1:1 [fake][E1] two");
     stop(second);
+}
+
+/// `lspgate diagnostics` on a workspace whose daemon holds `a.fake` (an error),
+/// `b.fake` (a warning) and `sub/c.fake` (an error): all of them, one file, a
+/// directory, and the JSON form.
+#[test]
+fn diagnostics_prints_what_the_warm_servers_hold() {
+    let (test, _guard) = setup();
+    let test = test
+        .file("a.fake", "ERROR one\n")
+        .file("b.fake", "fine\nWARN two\n")
+        .file("sub/c.fake", "ERROR three\n");
+    let run = test.args(["check", "a.fake", "b.fake", "sub/c.fake"]).run();
+    run.assert_code(1);
+
+    let all = run.again().args(["diagnostics"]).run();
+    all.assert_code(0);
+    assert_eq!(
+        all.stdout,
+        "Error: a.fake:1:1 [fake][E1] one\n\
+         Warn: b.fake:2:1 [fake][W1] two\n\
+         Error: sub/c.fake:1:1 [fake][E1] three\n",
+        "{all}"
+    );
+    assert!(all.stderr.is_empty(), "{all}");
+
+    let one = all.again().args(["diagnostics", "b.fake"]).run();
+    one.assert_code(0);
+    assert_eq!(one.stdout, "Warn: b.fake:2:1 [fake][W1] two\n", "{one}");
+    let dir = one.again().args(["diagnostics", "sub"]).run();
+    assert_eq!(
+        dir.stdout, "Error: sub/c.fake:1:1 [fake][E1] three\n",
+        "{dir}"
+    );
+    let json = dir.again().args(["diagnostics", "--format", "json"]).run();
+    json.assert_code(0);
+    let list = json.json();
+    let uris: Vec<&str> = list
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|f| f["uri"].as_str())
+        .collect();
+    let ws = json.workspace().display().to_string();
+    assert_eq!(
+        uris,
+        [
+            format!("file://{ws}/a.fake"),
+            format!("file://{ws}/b.fake"),
+            format!("file://{ws}/sub/c.fake"),
+        ],
+        "{json}"
+    );
+    assert_eq!(
+        list[1]["diagnostics"],
+        serde_json::json!([{
+            "message": "two",
+            "severity": "Warning",
+            "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 8}},
+            "source": "fake",
+            "code": "W1",
+        }]),
+        "{json}"
+    );
+    assert_eq!(list[0]["diagnostics"][0]["severity"], "Error", "{json}");
+    stop(json);
+}
+
+/// Without a daemon the cache commands print nothing (an empty JSON list), say so on
+/// stderr, exit 0, and start no daemon.
+#[test]
+fn cache_commands_without_a_daemon_say_so_and_start_none() {
+    let (test, _guard) = setup();
+    let mut out: Option<Output> = None;
+    let mut next = Some(test);
+    for args in [
+        &["diagnostics"][..],
+        &["logs"],
+        &["messages"],
+        &["diagnostics", "a.fake", "--format", "json"],
+        &["logs", "--format", "json"],
+        &["messages", "--format", "json"],
+    ] {
+        let test = match next.take() {
+            Some(test) => test,
+            None => out.take().expect("a previous run").again(),
+        };
+        let run = test.args(args).run();
+        run.assert_code(0).stderr_contains(&format!(
+            "lspgate: no daemon running for {}",
+            run.workspace().display()
+        ));
+        let expected = if args.contains(&"json") { "[]\n" } else { "" };
+        assert_eq!(run.stdout, expected, "{run}");
+        assert!(daemon_pids(run.workspace()).is_empty(), "{run}");
+        out = Some(run);
+    }
+}
+
+/// The log and show-message rings: the last 100 and 50 of each server, `--limit` the
+/// last N, `--level` that level and the more severe ones.
+#[test]
+fn logs_and_messages_show_the_rings() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--log-messages", "130"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let run = write(test, "a.fake", "two\n");
+    run.assert_code(0);
+
+    let logs = run.again().args(["logs"]).run();
+    logs.assert_code(0);
+    let lines: Vec<&str> = logs.stdout.lines().collect();
+    assert_eq!(lines.len(), 100, "the ring keeps 100\n{logs}");
+    // Message i has level i % 4 + 1; the oldest 30 fell out of the ring.
+    assert_eq!(lines[0], "fake [info] log 30", "{logs}");
+    assert_eq!(lines[99], "fake [warning] log 129", "{logs}");
+
+    let last = logs.again().args(["logs", "--limit", "3"]).run();
+    assert_eq!(
+        last.stdout, "fake [log] log 127\nfake [error] log 128\nfake [warning] log 129\n",
+        "{last}"
+    );
+    let severe = last.again().args(["logs", "--level", "warning"]).run();
+    assert_eq!(severe.stdout.lines().count(), 50, "{severe}");
+    assert!(
+        severe
+            .stdout
+            .lines()
+            .all(|l| l.starts_with("fake [error] ") || l.starts_with("fake [warning] ")),
+        "{severe}"
+    );
+    let json = severe
+        .again()
+        .args([
+            "logs", "--level", "error", "--limit", "2", "--format", "json",
+        ])
+        .run();
+    let ws = json.workspace().display().to_string();
+    assert_eq!(
+        json.json(),
+        serde_json::json!([
+            {"server": "fake", "root": ws, "level": "error", "message": "log 124"},
+            {"server": "fake", "root": ws, "level": "error", "message": "log 128"},
+        ]),
+        "{json}"
+    );
+
+    let messages = json.again().args(["messages"]).run();
+    messages.assert_code(0);
+    assert_eq!(
+        messages.stdout, "fake [info] show 0\nfake [info] show 1\n",
+        "{messages}"
+    );
+    let one = messages.again().args(["messages", "--limit", "1"]).run();
+    assert_eq!(one.stdout, "fake [info] show 1\n", "{one}");
+    stop(one);
+}
+
+/// A file's diagnostics go when the file is closed (here: deleted behind lspgate's
+/// back, so the next run closes it), though the server publishes an empty list for it.
+#[test]
+fn a_closed_file_s_diagnostics_are_dropped() {
+    let (test, _guard) = setup();
+    let test = test.file("b.fake", "ERROR gone soon\n");
+    let first = test.args(["check", "a.fake", "b.fake"]).run();
+    first.assert_code(1);
+    let held = first.again().args(["diagnostics"]).run();
+    held.stdout_contains("Error: b.fake:1:1 [fake][E1] gone soon");
+
+    fs::remove_file(held.workspace().join("b.fake")).expect("delete b.fake");
+    let second = held.again().args(["check", "a.fake"]).run();
+    second.assert_code(0);
+    let closed = second.fake_log().iter().any(|e| {
+        e["method"] == "textDocument/didClose"
+            && e["uri"].as_str().is_some_and(|u| u.ends_with("/b.fake"))
+    });
+    assert!(closed, "b.fake was not closed\n{second}");
+    let now = second
+        .again()
+        .args(["diagnostics", "--format", "json"])
+        .run();
+    let uris: Vec<String> = now
+        .json()
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|f| f["uri"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        uris,
+        [format!("file://{}/a.fake", now.workspace().display())],
+        "{now}"
+    );
+    stop(now);
+}
+
+/// A server that publishes for every file under its root, opened or not (as gopls
+/// does): the daemon keeps at most 1000 unopened files' diagnostics, and the open
+/// ones always.
+#[test]
+fn diagnostics_of_unopened_files_are_capped() {
+    const FILES: usize = 1100;
+    let mut test = Test::new()
+        .file("a.fake", "ERROR open\n")
+        .fake_server(&["--push-unopened"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    for i in 0..FILES {
+        test = test.file(format!("many/f{i:04}.fake"), format!("ERROR e{i}\n"));
+    }
+    let run = test.args(["check", "a.fake"]).run();
+    run.assert_code(1);
+    let held = run.again().args(["diagnostics", "--format", "json"]).run();
+    held.assert_code(0);
+    let list = held.json();
+    let uris: Vec<&str> = list
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|f| f["uri"].as_str())
+        .collect();
+    assert_eq!(uris.len(), 1000 + 1, "{}", uris.len());
+    assert!(uris.iter().any(|u| u.ends_with("/a.fake")), "{held}");
+    stop(held);
+}
+
+/// A server that crashes during a run is restarted in that run, its documents
+/// (including one the run did not touch) reopened, the run's files checked again, and
+/// the report says so; the daemon's status counts the crash.
+#[test]
+fn a_server_crashing_during_a_run_is_restarted_with_its_documents() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .file("b.fake", "WARN kept\n");
+    let marker = test.private_dir("fake").join("crashed-once");
+    let marker_arg = marker.display().to_string();
+    let test = test
+        .fake_server(&["--crash-once", &marker_arg])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    // The first run opens b.fake without crashing (the marker says "crashed already").
+    fs::write(&marker, "not yet\n").expect("write the marker");
+    let first = test.args(["check", "b.fake"]).run();
+    first.assert_code(0);
+    fs::remove_file(&marker).expect("arm the crash");
+
+    let second = write(first.again(), "a.fake", "ERROR two\n");
+    second
+        .assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] two");
+    let notes = second.notes();
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("note: fake crashed during the run (exited")
+                && n.ends_with("restarted it and reopened 2 files")
+        ),
+        "{second}"
+    );
+    assert!(marker.exists(), "the server did not crash\n{second}");
+    assert_eq!(second.fake_pids().len(), 2, "{second}");
+    let reopened = second
+        .fake_log()
+        .iter()
+        .filter(|e| {
+            e["method"] == "textDocument/didOpen"
+                && e["uri"].as_str().is_some_and(|u| u.ends_with("/b.fake"))
+        })
+        .count();
+    assert_eq!(reopened, 2, "b.fake was not reopened\n{second}");
+
+    let (status, out) = status(second);
+    assert_eq!(status["servers"][0]["crashes"], 1, "{out}");
+    assert_eq!(status["servers"][0]["open_documents"], 2, "{out}");
+    let pids = out.fake_pids();
+    assert_eq!(status["servers"][0]["pid"], pids[1], "{out}");
+    // The restarted server serves the next run, which says nothing of crashes.
+    let third = write(out.again(), "a.fake", "ERROR three\n");
+    third.assert_code(1).stdout_contains("[fake][E1] three");
+    assert!(third.notes().is_empty(), "{third}");
+    assert_eq!(third.fake_pids(), pids, "{third}");
+    stop(third);
+}
+
+/// A server that crashes on every change: restarted at once after its first crash,
+/// then with a backoff (2 s after the second); never twice in one run; and each report
+/// says what happened.
+#[test]
+fn a_crash_looping_server_is_restarted_with_backoff() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "crash-on-change"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    // Crash 1, during the run: restarted at once, the file reopened and checked.
+    let first = write(test, "a.fake", "ERROR one\n");
+    first
+        .assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] one");
+    assert!(
+        first
+            .notes()
+            .iter()
+            .any(|n| n.contains("fake crashed during the run")),
+        "{first}"
+    );
+    assert_eq!(first.fake_pids().len(), 2, "{first}");
+
+    // Crash 2, a moment later: not restarted now.
+    let second = write(first.again(), "a.fake", "ERROR two\n");
+    second.assert_code(3).stdout_lacks("] two");
+    assert!(
+        second
+            .notes()
+            .iter()
+            .any(|n| n.starts_with("note: fake: exited")
+                && n.contains("crashed 2 times within 60s; not restarted for another")),
+        "{second}"
+    );
+    assert_eq!(second.fake_pids().len(), 2, "{second}");
+
+    // Runs during the backoff start nothing; the first after it restarts the server
+    // (and, its check crashing it again, does not restart it a second time).
+    let mut last = Some(second);
+    let restarted = eventually(Duration::from_secs(20), || {
+        let run = last
+            .take()
+            .expect("the last run")
+            .again()
+            .args(["check", "a.fake"])
+            .run();
+        run.assert_code(3);
+        let done = run
+            .notes()
+            .iter()
+            .any(|n| n.contains("fake had crashed since the last run"));
+        if !done {
+            assert_eq!(
+                run.fake_pids().len(),
+                2,
+                "started during the backoff\n{run}"
+            );
+            assert!(
+                run.notes()
+                    .iter()
+                    .any(|n| n.contains("not restarted for another")),
+                "{run}"
+            );
+        } else {
+            assert!(
+                run.notes()
+                    .iter()
+                    .any(|n| n.contains("it crashed again after its restart")),
+                "{run}"
+            );
+        }
+        last = Some(run);
+        done
+    });
+    let out = last.expect("the last run");
+    assert!(restarted, "never restarted after the backoff\n{out}");
+    assert_eq!(out.fake_pids().len(), 3, "{out}");
+    let (status, out) = status(out);
+    assert_eq!(status["servers"][0]["crashes"], 3, "{out}");
+    stop(out);
+}
+
+/// A server killed while the daemon is idle is restarted right away with its
+/// documents, and the next report says so.
+#[test]
+fn a_server_killed_between_runs_is_restarted_before_the_next() {
+    let (test, _guard) = setup();
+    let test = test.file("b.fake", "WARN open\n");
+    let first = test.args(["check", "a.fake", "b.fake"]).run();
+    first.assert_code(0);
+    let old = first.fake_pids();
+    assert_eq!(old.len(), 1, "{first}");
+    kill(old[0]);
+    let mut last = Some(first);
+    let replaced = eventually(GONE, || {
+        let (status, run) = status(last.take().expect("the last run"));
+        last = Some(run);
+        status["servers"][0]["state"] == "ready"
+            && status["servers"][0]["pid"].as_u64() != Some(u64::from(old[0]))
+    });
+    let out = last.expect("the last run");
+    assert!(replaced, "the daemon did not restart its server\n{out}");
+    let (status, out) = status(out);
+    assert_eq!(status["servers"][0]["crashes"], 1, "{out}");
+    assert_eq!(status["servers"][0]["open_documents"], 2, "{out}");
+
+    let run = write(out.again(), "a.fake", "ERROR after\n");
+    run.assert_code(1).stdout_contains("[fake][E1] after");
+    assert!(
+        run.notes()
+            .iter()
+            .any(|n| n.starts_with("note: fake crashed after the last run")
+                && n.ends_with("restarted it and reopened 2 files")),
+        "{run}"
+    );
+    assert_eq!(run.fake_pids().len(), 2, "{run}");
+    stop(run);
+}
+
+/// Files created, changed and deleted behind lspgate's back that no server has open
+/// are announced with didChangeWatchedFiles before the next run; the files a run
+/// writes itself are not announced again.
+#[test]
+fn files_changed_behind_its_back_are_announced() {
+    let (test, _guard) = setup();
+    let test = test
+        .file("use.fake", "use foo\n")
+        .file("other.fake", "x\n")
+        .file("gone.fake", "y\n")
+        .file("notes.txt", "not a server's file\n");
+    let first = test.args(["check", "use.fake"]).run();
+    first.assert_code(1).stdout_contains("unknown name foo");
+
+    let ws = first.workspace().to_path_buf();
+    fs::write(ws.join("def.fake"), "def foo\n").expect("create def.fake");
+    fs::write(ws.join("other.fake"), "changed\n").expect("change other.fake");
+    fs::remove_file(ws.join("gone.fake")).expect("delete gone.fake");
+    fs::write(ws.join("notes.txt"), "changed too\n").expect("change notes.txt");
+    let second = first.again().args(["check", "use.fake"]).run();
+    second.assert_code(0).stdout_lacks("unknown name");
+    let uri = |name: &str| format!("file://{}/{name}", ws.display());
+    let watched: Vec<Value> = second
+        .fake_log()
+        .into_iter()
+        .filter(|e| e["method"] == "workspace/didChangeWatchedFiles")
+        .collect();
+    assert_eq!(
+        watched.first().map(|e| e["changes"].clone()),
+        Some(serde_json::json!([
+            {"uri": uri("def.fake"), "type": 1},
+            {"uri": uri("gone.fake"), "type": 3},
+            {"uri": uri("other.fake"), "type": 2},
+        ])),
+        "{second}"
+    );
+
+    // A file the run creates: announced once, by the run itself.
+    let third = write(second.again(), "new.fake", "fine\n");
+    third.assert_code(0);
+    let fourth = third.again().args(["check", "use.fake"]).run();
+    fourth.assert_code(0);
+    let announced: Vec<Value> = fourth
+        .fake_log()
+        .into_iter()
+        .filter(|e| e["method"] == "workspace/didChangeWatchedFiles")
+        .flat_map(|e| e["changes"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["uri"] == uri("new.fake"))
+        .collect();
+    assert_eq!(
+        announced,
+        [serde_json::json!({"uri": uri("new.fake"), "type": 1})],
+        "{fourth}"
+    );
+    stop(fourth);
+}
+
+/// `daemon status --all` lists the daemons of every workspace of the runtime
+/// directory, passing over a stale socket.
+#[test]
+fn daemon_status_all_lists_every_workspace() {
+    let (one, _guard_one) = setup();
+    let runtime = one.private_dir("runtime").join("lspgate");
+    let two = Test::new()
+        .file("b.fake", "two\n")
+        .fake_server(&[])
+        .with_daemon()
+        .env("LSPGATE_RUNTIME_DIR", &runtime);
+    let _guard_two = Guard {
+        workspace: two.workspace().to_path_buf(),
+        runtime: runtime.clone(),
+        fake: two.private_dir("fake"),
+    };
+    let first = write(one, "a.fake", "ERROR one\n");
+    first.assert_code(1);
+    let second = write(two, "b.fake", "ERROR two\n");
+    second.assert_code(1);
+    // A socket nobody listens on, as a killed daemon leaves.
+    drop(UnixListener::bind(runtime.join("0123456789abcdef.sock")).expect("bind"));
+
+    let all = first
+        .again()
+        .args(["daemon", "status", "--all", "--format", "json"])
+        .run();
+    all.assert_code(0);
+    let list = all.json();
+    let mut workspaces: Vec<String> = list
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|s| s["workspace"].as_str().map(str::to_owned))
+        .collect();
+    workspaces.sort();
+    let mut expected = vec![
+        all.workspace().display().to_string(),
+        second.workspace().display().to_string(),
+    ];
+    expected.sort();
+    assert_eq!(workspaces, expected, "{all}");
+    assert!(
+        list.as_array()
+            .expect("a list")
+            .iter()
+            .all(|s| s["servers"][0]["name"] == "fake"),
+        "{all}"
+    );
+    let text = all.again().args(["daemon", "status", "--all"]).run();
+    text.assert_code(0)
+        .stdout_contains(&format!("workspace: {}", expected[0]))
+        .stdout_contains(&format!("workspace: {}", expected[1]));
+    assert_eq!(text.stdout.matches("daemon: pid ").count(), 2, "{text}");
+
+    let text = stop(text);
+    let second = second.again().args(["daemon", "stop"]).run();
+    second.assert_code(0);
+    assert!(
+        eventually(GONE, || daemon_pids(second.workspace()).is_empty()),
+        "{second}"
+    );
+    let none = text.again().args(["daemon", "status", "--all"]).run();
+    none.assert_code(1).stdout_contains("no daemon running");
+    let none = none
+        .again()
+        .args(["daemon", "status", "--all", "--format", "json"])
+        .run();
+    none.assert_code(1);
+    assert_eq!(none.json(), serde_json::json!([]), "{none}");
+}
+
+/// A run whose stderr is a terminal draws the status line from the progress the
+/// daemon streams; with `--quiet`, or when stderr is not a terminal, nothing is drawn.
+#[test]
+fn the_status_line_is_drawn_through_the_daemon() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "progress-never-ends"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    // The server never settles: the run waits out its (short) timeouts, long enough
+    // for the line to show.
+    let args = |content: &'static str| {
+        [
+            "write",
+            "a.fake",
+            "--content",
+            content,
+            "--startup-timeout",
+            "1500ms",
+            "--timeout",
+            "1s",
+            "--cross-file-timeout",
+            "1s",
+        ]
+    };
+    let mut cmd = test.to_command();
+    cmd.args(args("ERROR drawn\n"));
+    let (code, stdout, terminal) = run_on_a_terminal(cmd);
+    assert_eq!(code, Some(1), "{stdout}\n{terminal}");
+    assert!(stdout.contains("[fake][E1] drawn"), "{stdout}");
+    assert!(
+        terminal.contains("fake: fake indexing (1."),
+        "no status line on the terminal: {terminal:?}"
+    );
+    assert!(terminal.contains("\r\u{1b}[K"), "{terminal:?}");
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "the line went to stdout: {stdout:?}"
+    );
+
+    let mut cmd = test.to_command();
+    cmd.args(args("ERROR quiet\n")).arg("--quiet");
+    let (code, stdout, terminal) = run_on_a_terminal(cmd);
+    assert_eq!(code, Some(1), "{stdout}\n{terminal}");
+    assert!(!terminal.contains("fake: fake indexing ("), "{terminal:?}");
+
+    let piped = test.args(args("ERROR piped\n")).run();
+    piped.assert_code(1);
+    assert!(!piped.stderr.contains("fake: fake indexing ("), "{piped}");
+    stop(piped);
+}
+
+/// Runs `cmd` with its stderr on a pseudo-terminal and its stdout on a pipe; returns
+/// the exit status, stdout, and what reached the terminal.
+fn run_on_a_terminal(mut cmd: Command) -> (Option<i32>, String, String) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let slave = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_string_lossy().as_ref())
+        .expect("open the terminal");
+    let mut master = fs::File::from(master);
+    let reader = thread::spawn(move || {
+        // Ends with EIO once no process holds the terminal open.
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .expect("spawn lspgate");
+    // The command holds its copy of the terminal until dropped, and the reader ends
+    // only when no copy is left.
+    drop(cmd);
+    let pid = child.id();
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let output = match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(output) => output.expect("wait for lspgate"),
+        Err(_) => {
+            kill(pid);
+            panic!("lspgate on a terminal did not end within 60s");
+        }
+    };
+    let terminal = reader.join().expect("the terminal reader");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        terminal,
+    )
 }

@@ -1,13 +1,15 @@
 //! The CLI side of the daemon: reach this workspace's daemon over its socket,
-//! starting it when nothing answers, hand it a run and take its report back; and the
-//! `daemon start|stop|status|restart` commands.
+//! starting it when nothing answers, hand it a run and take its report back (drawing
+//! the status line from the progress it streams, on a terminal); the `daemon
+//! start|stop|status|restart` commands; and the cache queries behind `diagnostics`,
+//! `logs` and `messages`, which ask a running daemon and never start one.
 //!
 //! Nothing here waits without a bound. When the daemon cannot be reached or started,
 //! [`run`] says so and the caller runs the servers in-process instead; once the daemon
 //! has taken a run up, the run is never made a second time.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -17,11 +19,15 @@ use std::time::{Duration, Instant};
 use crate::cli::{DaemonAction, Format};
 use crate::pipeline::{Context, Job};
 use crate::report::Report;
+use crate::report::progress::StatusLine;
 use crate::servers::ServerSpec;
 
 use super::SUBCOMMAND;
 use super::paths::{self, Paths};
-use super::protocol::{self, Deadlined, Identity, RequestRef, Response, RunRef, Status};
+use super::protocol::{
+    self, CacheQuery, CachedFile, Deadlined, Identity, MessageLine, RequestRef, Response, RunRef,
+    Status,
+};
 
 /// How long a CLI tries to reach a daemon it has started before giving up on it.
 const CONNECT_BOUND: Duration = Duration::from_secs(10);
@@ -56,8 +62,10 @@ pub enum Served {
     Lost(String),
 }
 
-/// Make the run through the workspace's daemon, starting it if needed.
-pub fn run(ctx: &Context, job: &Job) -> Served {
+/// Make the run through the workspace's daemon, starting it if needed. On a terminal
+/// (and without `quiet`) the daemon streams its servers' progress while the run waits,
+/// drawn as the in-process run draws it.
+pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
     let paths = match Paths::for_workspace(&ctx.workspace) {
         Ok(p) => p,
         Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
@@ -76,12 +84,14 @@ pub fn run(ctx: &Context, job: &Job) -> Served {
             spec
         })
         .collect();
+    let mut line = StatusLine::for_stderr(quiet);
     let request = RequestRef::Run(RunRef {
         workspace: &ctx.workspace,
         run_dir: &ctx.run_dir,
         servers: &servers,
         options: &ctx.options,
         job,
+        progress: line.is_some(),
     });
     let frame = match protocol::encode(&me, &request) {
         Ok(f) => f,
@@ -95,7 +105,7 @@ pub fn run(ctx: &Context, job: &Job) -> Served {
             Ok(s) => s,
             Err(e) => return Served::Unreachable(e),
         };
-        match exchange_run(&stream, &frame, &me, &paths, budget) {
+        match exchange_run(&stream, &frame, &me, &paths, budget, &mut line) {
             Step::Done(served) => return served,
             Step::Retry(reason) => why = reason,
         }
@@ -115,6 +125,7 @@ fn exchange_run(
     me: &Identity,
     paths: &Paths,
     budget: Duration,
+    line: &mut Option<StatusLine>,
 ) -> Step {
     if let Err(e) = protocol::write_frame(stream, frame, Instant::now() + EXCHANGE_BOUND) {
         return Step::Retry(format!("sending the run: {e}"));
@@ -154,20 +165,34 @@ fn exchange_run(
             paths.log.display()
         )))
     };
-    match protocol::read_frame(&mut reader, Instant::now() + budget) {
-        Ok(Some(m)) => match answer(m, me) {
-            Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
-            Ok(Response::Failed { message }) => Step::Done(Served::Failed(message)),
-            Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
-            Err(daemon) => lost(format!("the daemon turned into {daemon}")),
-        },
-        Ok(None) => lost("the daemon exited during the run".into()),
-        Err(e) if is_timeout(&e) => lost(format!(
-            "no report from the daemon within {}s",
-            budget.as_secs()
-        )),
-        Err(e) => lost(format!("reading the report: {e}")),
+    let deadline = Instant::now() + budget;
+    let step = loop {
+        break match protocol::read_frame(&mut reader, deadline) {
+            Ok(Some(m)) => match answer(m, me) {
+                Ok(Response::Progress(busy)) => {
+                    if let Some(line) = line.as_mut() {
+                        line.update_busy(&busy);
+                    }
+                    continue;
+                }
+                Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
+                Ok(Response::Failed { message }) => Step::Done(Served::Failed(message)),
+                Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
+                Err(daemon) => lost(format!("the daemon turned into {daemon}")),
+            },
+            Ok(None) => lost("the daemon exited during the run".into()),
+            Err(e) if is_timeout(&e) => lost(format!(
+                "no report from the daemon within {}s",
+                budget.as_secs()
+            )),
+            Err(e) => lost(format!("reading the report: {e}")),
+        };
+    };
+    // Before anything else is printed.
+    if let Some(line) = line.as_mut() {
+        line.clear();
     }
+    step
 }
 
 /// The daemon's answer, or `Err(who it is)` when it is another lspgate.
@@ -332,39 +357,113 @@ fn wait_gone(paths: &Paths, pid: Option<u32>) -> bool {
 
 /// `lspgate daemon ACTION` for `workspace`; returns the exit status.
 pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
+    use crate::report::daemon::{print, write_status, write_statuses};
     let paths = Paths::for_workspace(workspace)
         .map_err(|e| anyhow::anyhow!("daemon runtime directory: {e}"))?;
-    let mut out = io::stdout().lock();
+    let say = |text: String| print(|out| writeln!(out, "{text}"));
     match action {
-        DaemonAction::Status { format } => match status(&paths) {
+        DaemonAction::Status { all: true, format } => {
+            let statuses = all_statuses(&paths.dir);
+            match (format, statuses.is_empty()) {
+                (Format::Text, true) => say("no daemon running".into())?,
+                _ => print(|out| write_statuses(out, &statuses, *format))?,
+            }
+            Ok(if statuses.is_empty() {
+                1
+            } else {
+                crate::exit::OK
+            })
+        }
+        DaemonAction::Status { all: false, format } => match status(&paths) {
             Some(status) => {
                 match format {
-                    Format::Json => writeln!(out, "{}", serde_json::to_string(&status)?)?,
-                    Format::Text => write_status(&mut out, &status)?,
+                    Format::Json => say(serde_json::to_string(&status)?)?,
+                    Format::Text => print(|out| write_status(out, &status))?,
                 }
                 Ok(crate::exit::OK)
             }
             None => {
                 match format {
-                    Format::Json => writeln!(out, "null")?,
-                    Format::Text => writeln!(out, "no daemon for {}", workspace.display())?,
+                    Format::Json => say("null".into())?,
+                    Format::Text => say(format!("no daemon for {}", workspace.display()))?,
                 }
                 Ok(1)
             }
         },
         DaemonAction::Stop => {
-            writeln!(out, "{}", stop(&paths)?)?;
+            say(stop(&paths)?)?;
             Ok(crate::exit::OK)
         }
         DaemonAction::Start => {
-            writeln!(out, "{}", start(&paths, workspace)?)?;
+            say(start(&paths, workspace)?)?;
             Ok(crate::exit::OK)
         }
         DaemonAction::Restart => {
             stop(&paths)?;
-            writeln!(out, "{}", start(&paths, workspace)?)?;
+            say(start(&paths, workspace)?)?;
             Ok(crate::exit::OK)
         }
+    }
+}
+
+/// The status of every daemon with a socket in `dir`, by workspace. Sockets nobody
+/// listens on (a daemon that died) are passed over, and so are daemons of another
+/// version: hearing from us, they exit, as they would at the next run of their
+/// workspace.
+fn all_statuses(dir: &Path) -> Vec<Status> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut statuses: Vec<Status> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+        .filter_map(|socket| {
+            let stream = UnixStream::connect(&socket).ok()?;
+            match exchange(&stream, &RequestRef::Status) {
+                Ok(Response::Status(status)) => Some(*status),
+                _ => None,
+            }
+        })
+        .collect();
+    statuses.sort_by(|a, b| a.workspace.cmp(&b.workspace));
+    statuses
+}
+
+/// What a cache query asks for.
+#[derive(Debug, Clone, Copy)]
+pub enum Cache {
+    Diagnostics,
+    Logs,
+    Messages,
+}
+
+/// The answer to a cache query.
+pub enum Cached {
+    Diagnostics(Vec<CachedFile>),
+    Lines(Vec<MessageLine>),
+}
+
+/// Ask `workspace`'s running daemon for a part of its cache; `Ok(None)` when no daemon
+/// runs (none is started: an empty cache is all a new one would have).
+pub fn query(workspace: &Path, what: Cache, query: &CacheQuery) -> anyhow::Result<Option<Cached>> {
+    let paths = Paths::for_workspace(workspace)
+        .map_err(|e| anyhow::anyhow!("daemon runtime directory: {e}"))?;
+    let Some(stream) = connect(&paths) else {
+        return Ok(None);
+    };
+    let request = match what {
+        Cache::Diagnostics => RequestRef::Diagnostics(query),
+        Cache::Logs => RequestRef::Logs(query),
+        Cache::Messages => RequestRef::Messages(query),
+    };
+    match exchange(&stream, &request) {
+        Ok(Response::Diagnostics(files)) => Ok(Some(Cached::Diagnostics(files))),
+        Ok(Response::Lines(lines)) => Ok(Some(Cached::Lines(lines))),
+        // Another version: it exits on hearing us, and its cache goes with it.
+        Ok(Response::VersionMismatch { .. }) => Ok(None),
+        Ok(other) => anyhow::bail!("unexpected answer from the daemon: {other:?}"),
+        Err(e) => anyhow::bail!("{e} (daemon log: {})", paths.log.display()),
     }
 }
 
@@ -426,74 +525,4 @@ fn stop(paths: &Paths) -> anyhow::Result<String> {
         STOP_BOUND.as_secs(),
         paths.log.display()
     )
-}
-
-fn write_status(out: &mut dyn Write, s: &Status) -> io::Result<()> {
-    writeln!(
-        out,
-        "daemon: pid {}, lspgate {}, up {}, {} run{}, {}",
-        s.pid,
-        s.lspgate_version,
-        human_duration(s.uptime_ms),
-        s.runs,
-        if s.runs == 1 { "" } else { "s" },
-        human_memory(s.rss_kib)
-    )?;
-    writeln!(out, "workspace: {}", s.workspace.display())?;
-    writeln!(out, "socket: {}", s.socket.display())?;
-    writeln!(out, "log: {}", s.log.display())?;
-    writeln!(out, "idle timeout: {}", human_duration(s.idle_timeout_ms))?;
-    if s.servers.is_empty() {
-        return writeln!(out, "servers: none yet");
-    }
-    writeln!(out, "servers:")?;
-    for server in &s.servers {
-        let root = server
-            .root
-            .strip_prefix(&s.workspace)
-            .ok()
-            .map(|r| r.display().to_string())
-            .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| ".".into());
-        writeln!(
-            out,
-            "  {} (root {root}): pid {}, {}, up {}, {} open document{}, {}",
-            server.name,
-            server.pid,
-            server.state,
-            human_duration(server.uptime_ms),
-            server.open_documents,
-            if server.open_documents == 1 { "" } else { "s" },
-            human_memory(server.rss_kib)
-        )?;
-    }
-    Ok(())
-}
-
-fn human_duration(ms: u64) -> String {
-    let secs = ms / 1000;
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m{:02}s", secs / 60, secs % 60),
-        _ => format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60),
-    }
-}
-
-fn human_memory(kib: Option<u64>) -> String {
-    match kib {
-        Some(k) => format!("{:.1} MiB", k as f64 / 1024.0),
-        None => "memory unknown".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(human_duration(999), "0s");
-        assert_eq!(human_duration(61_000), "1m01s");
-        assert_eq!(human_duration(3_700_000), "1h01m");
-    }
 }

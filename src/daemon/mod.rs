@@ -6,9 +6,12 @@
 //! - `paths`: the per-user runtime directory and the socket, lock and log names.
 //! - `protocol`: the messages and their framing.
 //! - `client`: the CLI side: reach the daemon (starting it when it is not running),
-//!   send a run, get its report; `daemon start|stop|status|restart`.
+//!   send a run, get its report; `daemon start|stop|status|restart`; the cache queries.
+//! - `watch`: files created, changed or deleted on disk behind lspgate's back.
 //! - this file: the daemon process: start-up (new session, lock, socket), the main
-//!   loop, bringing the servers' view back to the disk before each run, and exit.
+//!   loop, bringing the servers' view back to the disk before each run, answering the
+//!   cache queries (`diagnostics`, `logs`, `messages`), keeping the cache bounded,
+//!   restarting a server that crashed while idle, and exit.
 //!
 //! The daemon is the same binary, re-executed by the CLI as `lspgate __daemon
 //! --workspace DIR` (see [`SUBCOMMAND`]), with stdin and stdout on /dev/null and stderr
@@ -18,7 +21,9 @@
 pub mod client;
 pub mod paths;
 pub mod protocol;
+mod watch;
 
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
@@ -30,11 +35,15 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Select};
 
-use crate::lsp::Pool;
+use crate::lsp::{Observer, Pool, Server};
 use crate::pipeline;
+use crate::report::Report;
 use crate::servers::ServerSpec;
 use paths::Paths;
-use protocol::{Deadlined, Identity, Request, Response, RunRequest, ServerInfo, Status};
+use protocol::{
+    CacheQuery, CachedFile, Deadlined, Identity, MessageLine, Request, Response, RunRequest,
+    ServerInfo, Status,
+};
 
 /// The hidden first argument that makes lspgate the daemon. Not a clap subcommand, so
 /// it never shows in help, completions or man pages.
@@ -54,6 +63,15 @@ const SOCKET_CHECK: Duration = Duration::from_secs(1);
 /// Documents kept open per server; the least recently changed are closed beyond it,
 /// so that memory stays bounded however many files runs touch.
 const MAX_OPEN_DOCS: usize = 500;
+/// Files a server may hold diagnostics for without having them open (gopls publishes
+/// for every package it loads); the oldest are dropped beyond it (`lsp::cache`).
+const MAX_UNOPENED_DIAGNOSTICS: usize = 1000;
+/// A client drawing the status line gets the servers' progress this often while a
+/// run waits, once the line shows (after [`crate::report::progress::SHOW_AFTER`]).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+/// How long sending one progress message may take; a client that does not read gets
+/// no more of them.
+const PROGRESS_WRITE: Duration = Duration::from_millis(500);
 
 /// If `args` ask for the daemon (`lspgate __daemon --workspace DIR`), be it and
 /// return the exit status; otherwise `None`.
@@ -152,6 +170,8 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         started: Instant::now(),
         idle,
         runs: 0,
+        watch: watch::Watch::default(),
+        notes: Vec::new(),
     };
     let why = daemon.main_loop(&conn_rx, socket_id);
     log(&format!("exiting: {why}"));
@@ -194,6 +214,11 @@ struct Daemon {
     started: Instant,
     idle: Duration,
     runs: u64,
+    /// The files on disk at the last run, per server root.
+    watch: watch::Watch,
+    /// What happened between runs that the next report should say (a server that
+    /// crashed while idle and was restarted).
+    notes: Vec<String>,
 }
 
 impl Daemon {
@@ -232,6 +257,7 @@ impl Daemon {
                 // A server said something: handle what is queued, without waiting.
                 Ok(_) => {
                     self.pool.pump(Instant::now());
+                    self.upkeep();
                 }
                 Err(_) => {}
             }
@@ -291,7 +317,27 @@ impl Daemon {
         };
         match request {
             Request::Status => {
-                self.reply(&stream, &Response::Status(Box::new(self.status())));
+                let status = self.status();
+                self.reply(&stream, &Response::Status(Box::new(status)));
+                Flow::Continue
+            }
+            Request::Diagnostics(query) => {
+                // What the servers said up to now, not up to the last event handled.
+                self.pool.pump(Instant::now());
+                let files = self.cached_diagnostics(&query);
+                self.reply(&stream, &Response::Diagnostics(files));
+                Flow::Continue
+            }
+            Request::Logs(query) => {
+                self.pool.pump(Instant::now());
+                let lines = self.lines(&query, |s| &s.logs);
+                self.reply(&stream, &Response::Lines(lines));
+                Flow::Continue
+            }
+            Request::Messages(query) => {
+                self.pool.pump(Instant::now());
+                let lines = self.lines(&query, |s| &s.shown);
+                self.reply(&stream, &Response::Lines(lines));
                 Flow::Continue
             }
             Request::Stop => {
@@ -328,6 +374,12 @@ impl Daemon {
             return Flow::Continue;
         }
         self.prepare(&req.servers);
+        if req.progress {
+            match stream.try_clone() {
+                Ok(out) => self.pool.observer = Some(progress_sender(out, self.identity.clone())),
+                Err(e) => log(&format!("no progress for this run: {e}")),
+            }
+        }
         let ctx = pipeline::Context {
             workspace: req.workspace,
             run_dir: req.run_dir,
@@ -337,10 +389,14 @@ impl Daemon {
         let job = req.job;
         let pool = &mut self.pool;
         let result = catch_unwind(AssertUnwindSafe(|| pipeline::run(pool, &ctx, job)));
+        self.pool.observer = None;
         self.runs += 1;
         match result {
-            Ok(Ok(report)) => {
-                self.reply(stream, &Response::Report(Box::new(report)));
+            Ok(Ok(mut report)) => {
+                // Before the run's own notes: it happened first.
+                report.notes.splice(0..0, std::mem::take(&mut self.notes));
+                self.reply(stream, &Response::Report(Box::new(report.clone())));
+                self.after_run(&report);
                 Flow::Continue
             }
             Ok(Err(e)) => {
@@ -379,20 +435,23 @@ impl Daemon {
         result.is_ok()
     }
 
-    /// Before a run: retire servers that died or whose configuration changed, so the
-    /// pipeline starts fresh ones, and bring the live servers' view back to the disk.
+    /// Before a run: retire servers whose configuration changed, or that died without
+    /// having crashed (they never finished starting), so the pipeline starts fresh
+    /// ones; a crashed server is kept with its documents, for the pipeline to restart
+    /// (`lsp::restart`). Then bring the servers' view back to the disk.
     fn prepare(&mut self, specs: &[ServerSpec]) {
         for i in 0..self.pool.servers.len() {
             if self.pool.is_retired(i) {
                 continue;
             }
+            let crashed = self.pool.crashed(i);
             let server = &self.pool.servers[i];
             let wanted = specs.iter().find(|s| s.name == server.name);
             let why = match (server.dead_reason(), wanted) {
-                (Some(reason), _) => format!("it died ({reason})"),
-                (None, None) => "it is no longer configured".into(),
-                (None, Some(spec)) if spec.disabled => "it was disabled".into(),
-                (None, Some(spec)) if *spec != server.spec => "its configuration changed".into(),
+                (_, None) => "it is no longer configured".into(),
+                (_, Some(spec)) if spec.disabled => "it was disabled".into(),
+                (_, Some(spec)) if *spec != server.spec => "its configuration changed".into(),
+                (Some(reason), _) if !crashed => format!("it died ({reason})"),
                 _ => continue,
             };
             log(&format!(
@@ -402,17 +461,22 @@ impl Daemon {
             ));
             self.pool.stop(i, SHUTDOWN_GRACE);
         }
-        self.resync();
+        let announced = self.resync();
+        self.announce_disk_changes(&announced);
     }
 
     /// Files changed by anything else since the last run (an editor, `git
     /// checkout`, a formatter) are sent again; deleted ones are closed and announced.
     /// Open documents only: those are the ones whose stale text the servers would
-    /// otherwise go on using.
-    fn resync(&mut self) {
+    /// otherwise go on using (the others: [`Daemon::announce_disk_changes`]). A
+    /// crashed server's documents are brought up to date too, without sending
+    /// anything, so that its restart opens them as they are now. Returns the paths
+    /// announced.
+    fn resync(&mut self) -> HashSet<PathBuf> {
+        let mut announced = HashSet::new();
         for i in 0..self.pool.servers.len() {
             let server = &self.pool.servers[i];
-            if self.pool.is_retired(i) || server.is_dead() {
+            if self.pool.is_retired(i) {
                 continue;
             }
             let mut changed: Vec<(PathBuf, String)> = Vec::new();
@@ -459,19 +523,190 @@ impl Daemon {
                     watched.len()
                 ));
             }
+            announced.extend(watched.iter().map(|(p, _)| p.clone()));
             self.pool.watched(i, &watched);
+        }
+        announced
+    }
+
+    /// Files the servers do not have open, created, changed or deleted since the last
+    /// run (`watch`): announced with `workspace/didChangeWatchedFiles`, each server
+    /// told of the files of its extensions. One walk per root, for the extensions of
+    /// all its servers.
+    fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
+        let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
+        for (i, server) in self.pool.servers.iter().enumerate() {
+            if !self.pool.is_retired(i) {
+                roots
+                    .entry(server.root.clone())
+                    .or_default()
+                    .extend(server.spec.extensions.iter().cloned());
+            }
+        }
+        for (root, extensions) in roots {
+            let changes = match self.watch.changes(&root, &extensions) {
+                Ok(changes) => changes,
+                Err(why) => {
+                    log(&why);
+                    continue;
+                }
+            };
+            if changes.is_empty() {
+                continue;
+            }
+            for i in 0..self.pool.servers.len() {
+                let server = &self.pool.servers[i];
+                if self.pool.is_retired(i) || server.is_dead() || server.root != root {
+                    continue;
+                }
+                let theirs: Vec<(PathBuf, u8)> = changes
+                    .iter()
+                    .filter(|(p, _)| !announced.contains(p) && !server.docs.contains_key(p))
+                    .filter(|(p, _)| {
+                        p.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| server.spec.extensions.iter().any(|x| x == e))
+                    })
+                    .cloned()
+                    .collect();
+                if !theirs.is_empty() {
+                    log(&format!(
+                        "{}: {} file(s) created, changed or deleted behind lspgate's back",
+                        server.name,
+                        theirs.len()
+                    ));
+                    self.pool.watched(i, &theirs);
+                }
+            }
         }
     }
 
-    fn status(&self) -> Status {
+    /// After a run's report is sent: remember the files it wrote as the servers know
+    /// them, take the first walk of new servers' roots (the baseline), and bound the
+    /// diagnostics held.
+    fn after_run(&mut self, report: &Report) {
+        let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
+        self.watch.touched(&written);
+        let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
+        for (i, server) in self.pool.servers.iter().enumerate() {
+            if !self.pool.is_retired(i) {
+                roots
+                    .entry(server.root.clone())
+                    .or_default()
+                    .extend(server.spec.extensions.iter().cloned());
+            }
+        }
+        for (root, extensions) in roots {
+            if !self.watch.knows(&root)
+                && let Err(why) = self.watch.changes(&root, &extensions)
+            {
+                log(&why);
+            }
+        }
+        for i in 0..self.pool.servers.len() {
+            self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
+        }
+    }
+
+    /// Between runs, after the servers said something: restart a server that crashed
+    /// (unless its crash backoff runs: then the next run that needs it does), so that
+    /// the next run finds it warm; and keep the diagnostics of unopened files bounded
+    /// when a server floods them.
+    fn upkeep(&mut self) {
+        for i in 0..self.pool.servers.len() {
+            if self.pool.crashed(i) && self.pool.restart_refused(i).is_none() {
+                let server = &self.pool.servers[i];
+                let name = server.name.clone();
+                let reason = server.dead_reason().unwrap_or("").to_string();
+                let docs = server.docs.len();
+                match self.pool.restart(i) {
+                    Ok(_) => {
+                        log(&format!("{name} crashed ({reason}); restarted it"));
+                        self.notes.push(format!(
+                            "{name} crashed after the last run ({reason}); restarted it and \
+                             reopened {docs} file{}",
+                            if docs == 1 { "" } else { "s" }
+                        ));
+                    }
+                    Err(why) => log(&format!("{name} crashed ({reason}); {}", why.0)),
+                }
+            }
+            if self.pool.unopened_diagnostics(i) > 2 * MAX_UNOPENED_DIAGNOSTICS {
+                self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
+            }
+        }
+    }
+
+    /// What the live servers hold, for `lspgate diagnostics`: every file (or those
+    /// under `query.path`) with diagnostics, and the open ones even without.
+    fn cached_diagnostics(&self, query: &CacheQuery) -> Vec<CachedFile> {
+        let mut files = Vec::new();
+        for (i, server) in self.pool.servers.iter().enumerate() {
+            if self.pool.is_retired(i) || server.is_dead() {
+                continue;
+            }
+            for (path, held) in &server.diagnostics {
+                if query.path.as_ref().is_some_and(|p| !path.starts_with(p)) {
+                    continue;
+                }
+                let diagnostics = held.current();
+                if diagnostics.is_empty() && !server.docs.contains_key(path) {
+                    continue;
+                }
+                files.push(CachedFile {
+                    path: path.clone(),
+                    diagnostics,
+                });
+            }
+        }
+        crate::report::daemon::merge(files)
+    }
+
+    /// The last `query.limit` messages of each server's `ring` at `query.level` or
+    /// more severe. A crashed server's are included: they may say why.
+    fn lines(
+        &self,
+        query: &CacheQuery,
+        ring: fn(&Server) -> &VecDeque<(i32, String)>,
+    ) -> Vec<MessageLine> {
+        let max = query.level.unwrap_or(i32::MAX);
+        let mut out = Vec::new();
+        for (i, server) in self.pool.servers.iter().enumerate() {
+            if self.pool.is_retired(i) {
+                continue;
+            }
+            let matching: Vec<&(i32, String)> = ring(server)
+                .iter()
+                .filter(|(level, _)| *level <= max)
+                .collect();
+            let skip = query.limit.map_or(0, |n| matching.len().saturating_sub(n));
+            out.extend(
+                matching
+                    .into_iter()
+                    .skip(skip)
+                    .map(|(level, message)| MessageLine {
+                        server: server.name.clone(),
+                        root: server.root.clone(),
+                        level: *level,
+                        message: message.clone(),
+                    }),
+            );
+        }
+        out
+    }
+
+    fn status(&mut self) -> Status {
         let now = Instant::now();
+        let crashes: Vec<_> = (0..self.pool.servers.len())
+            .map(|i| self.pool.crash_log(i))
+            .collect();
         let servers = self
             .pool
             .servers
             .iter()
             .enumerate()
             .filter(|(i, _)| !self.pool.is_retired(*i))
-            .map(|(_, s)| ServerInfo {
+            .map(|(i, s)| ServerInfo {
                 name: s.name.clone(),
                 root: s.root.clone(),
                 pid: s.pid(),
@@ -487,6 +722,11 @@ impl Daemon {
                 } else {
                     protocol::rss_kib(s.pid())
                 },
+                crashes: crashes[i].total,
+                last_crash_ms: crashes[i]
+                    .times
+                    .back()
+                    .map(|t| now.saturating_duration_since(*t).as_millis() as u64),
             })
             .collect();
         Status {
@@ -514,6 +754,28 @@ impl Daemon {
         }
         self.pool.shutdown_all(SHUTDOWN_GRACE);
     }
+}
+
+/// The pool observer of a run whose client draws the status line: every
+/// [`PROGRESS_EVERY`], once the line would show, the live servers and their progress.
+/// A client that stops reading gets no more (the run goes on).
+fn progress_sender(stream: UnixStream, identity: Identity) -> Observer {
+    let mut next = Instant::now() + crate::report::progress::SHOW_AFTER;
+    let mut broken = false;
+    Box::new(move |servers: &[Server]| {
+        let now = Instant::now();
+        if broken || now < next {
+            return;
+        }
+        next = now + PROGRESS_EVERY;
+        let busy = crate::report::progress::busy(servers);
+        let sent = protocol::encode(&identity, &Response::Progress(busy))
+            .and_then(|frame| protocol::write_frame(&stream, &frame, now + PROGRESS_WRITE));
+        if let Err(e) = sent {
+            log(&format!("sending progress: {e}; no more for this run"));
+            broken = true;
+        }
+    })
 }
 
 /// The uid of the process at the other end. Linux tells (SO_PEERCRED); elsewhere the

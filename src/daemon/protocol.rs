@@ -6,8 +6,9 @@
 //! [`Identity`]) are read before its `body`, so two different lspgates can always
 //! tell that they differ, whatever the rest of their messages look like. The CLI sends one
 //! request per connection; for a run the daemon answers [`Response::Started`] when it
-//! takes the run up (so the CLI knows the edit may be applied from then on), then the
-//! report.
+//! takes the run up (so the CLI knows the edit may be applied from then on), then, if
+//! the CLI asked for them, [`Response::Progress`] messages while the run waits, then
+//! the report. The other requests get one answer each.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -22,8 +23,9 @@ use crate::pipeline::Job;
 use crate::report::Report;
 use crate::servers::ServerSpec;
 
-/// Bumped whenever a message changes shape.
-pub const PROTOCOL: u32 = 1;
+/// Bumped whenever a message changes shape. 2: progress, the cache queries
+/// (diagnostics, logs, messages) and crash counts in the status.
+pub const PROTOCOL: u32 = 2;
 
 /// A request carries whole files (before and after) as JSON: generous, but bounded so
 /// that garbage on the socket cannot take the daemon's memory.
@@ -84,6 +86,8 @@ pub struct RunRef<'a> {
     pub servers: &'a [ServerSpec],
     pub options: &'a Options,
     pub job: &'a Job,
+    /// Send [`Response::Progress`] while the run waits (the CLI draws a status line).
+    pub progress: bool,
 }
 
 /// A run, as the daemon receives it: a `pipeline::Context` and a `Job`.
@@ -94,6 +98,7 @@ pub struct RunRequest {
     pub servers: Vec<ServerSpec>,
     pub options: Options,
     pub job: Job,
+    pub progress: bool,
 }
 
 #[derive(Serialize)]
@@ -102,6 +107,9 @@ pub enum RequestRef<'a> {
     Run(RunRef<'a>),
     Status,
     Stop,
+    Diagnostics(&'a CacheQuery),
+    Logs(&'a CacheQuery),
+    Messages(&'a CacheQuery),
 }
 
 #[derive(Deserialize)]
@@ -110,6 +118,48 @@ pub enum Request {
     Run(Box<RunRequest>),
     Status,
     Stop,
+    /// The diagnostics the servers hold: [`Response::Diagnostics`].
+    Diagnostics(CacheQuery),
+    /// The `window/logMessage` rings: [`Response::Lines`].
+    Logs(CacheQuery),
+    /// The `window/showMessage` rings: [`Response::Lines`].
+    Messages(CacheQuery),
+}
+
+/// What to read of the daemon's cache.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CacheQuery {
+    /// Diagnostics: only this file, or the files under this directory (absolute).
+    pub path: Option<PathBuf>,
+    /// Logs and messages: the last N of each server.
+    pub limit: Option<usize>,
+    /// Logs: only messages of this LSP `MessageType` or more severe (1 error ... 4 log).
+    pub level: Option<i32>,
+}
+
+/// One file's diagnostics as the warm servers hold them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedFile {
+    pub path: PathBuf,
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+/// One logged or shown message of a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageLine {
+    pub server: String,
+    pub root: PathBuf,
+    /// LSP `MessageType`: 1 error, 2 warning, 3 info, 4 log (5 debug).
+    pub level: i32,
+    pub message: String,
+}
+
+/// What the status line shows of one live server while a run waits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Busy {
+    pub server: String,
+    /// Its first work-done progress under way, if any.
+    pub progress: Option<crate::lsp::Progress>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -134,6 +184,11 @@ pub enum Response {
     },
     /// The daemon is going away without having started this run: try again.
     Exiting,
+    /// While a run waits (when asked for): the live servers and their progress.
+    Progress(Vec<Busy>),
+    Diagnostics(Vec<CachedFile>),
+    /// Logs or messages, each server's oldest first.
+    Lines(Vec<MessageLine>),
 }
 
 /// What `daemon status` shows.
@@ -162,6 +217,10 @@ pub struct ServerInfo {
     pub uptime_ms: u64,
     pub open_documents: usize,
     pub rss_kib: Option<u64>,
+    /// Crashes of this server (name at root) since the daemon started, and how long
+    /// ago the last one was.
+    pub crashes: u32,
+    pub last_crash_ms: Option<u64>,
 }
 
 /// Resident memory of `pid` in KiB, from /proc (Linux only).

@@ -8,6 +8,8 @@
 //! The pool does not care who started its servers: a one-shot run and the daemon
 //! drive it the same way.
 
+mod cache;
+pub mod restart;
 pub mod transport;
 pub mod uri;
 
@@ -98,7 +100,7 @@ impl FileDiagnostics {
 }
 
 /// One work-done progress under way.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     pub title: String,
     pub message: Option<String>,
@@ -159,6 +161,8 @@ pub struct Server {
     pub garbage: usize,
     /// Whether the server said it handles `didSave` (statically or by registration).
     pub wants_save: bool,
+    /// When it died, for the crash backoff of [`restart`].
+    pub died_at: Option<Instant>,
 }
 
 impl Server {
@@ -232,6 +236,7 @@ impl Server {
             reason.push_str(&format!("; last stderr: {last}"));
         }
         self.state = ServerState::Dead(reason);
+        self.died_at = Some(Instant::now());
         self.pulls_in_flight.clear();
         self.pending.clear();
         self.progress.clear();
@@ -250,6 +255,8 @@ pub struct Pool {
     pub clock: u64,
     /// Called after every pump, to show progress (the stderr status line).
     pub observer: Option<Observer>,
+    /// Crashes per server name and root, across restarts (see [`restart`]).
+    crashes: HashMap<(String, PathBuf), restart::CrashLog>,
 }
 
 impl Default for Pool {
@@ -267,6 +274,7 @@ impl Pool {
             rx,
             clock: 0,
             observer: None,
+            crashes: HashMap::new(),
         }
     }
 
@@ -314,6 +322,7 @@ impl Pool {
             idle: HashMap::new(),
             garbage: 0,
             wants_save: true,
+            died_at: None,
         };
         let id = server.next_request_id();
         server.pending.insert(id.clone(), Pending::Initialize);
@@ -431,6 +440,7 @@ impl Pool {
         let server = &mut self.servers[index];
         server.transport.finish(Instant::now());
         server.state = ServerState::Dead(reason);
+        server.died_at = Some(Instant::now());
         server.pulls_in_flight.clear();
         server.pending.clear();
         server.progress.clear();

@@ -112,6 +112,7 @@ impl Report {
     }
 }
 
+pub mod daemon;
 pub mod history;
 pub mod json;
 pub mod progress;

@@ -1,14 +1,17 @@
 //! The one line of progress a person sees on stderr while a run waits longer than
 //! about a second ("pyright: indexing 40% (1.2s)"), from the servers' work-done
-//! progress. Only on a terminal; never on stdout, never with `--quiet`.
+//! progress. Only on a terminal; never on stdout, never with `--quiet`. In-process the
+//! pool's observer feeds it the servers; through the daemon, the progress the daemon
+//! streams ([`Busy`]) feeds the same line.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use crate::daemon::protocol::Busy;
 use crate::lsp::{Progress, Server};
 
 /// Waits shorter than this show nothing.
-const SHOW_AFTER: Duration = Duration::from_millis(1000);
+pub const SHOW_AFTER: Duration = Duration::from_millis(1000);
 
 pub struct StatusLine {
     start: Instant,
@@ -28,11 +31,24 @@ impl StatusLine {
 
     /// Redraw from the servers' state, if the wait has been long enough.
     pub fn update(&mut self, servers: &[Server]) {
+        self.draw(|elapsed| describe(servers, elapsed));
+    }
+
+    /// Redraw from the progress a daemon sent, if the wait has been long enough.
+    pub fn update_busy(&mut self, busy: &[Busy]) {
+        let parts: Vec<(&str, Option<&Progress>)> = busy
+            .iter()
+            .map(|b| (b.server.as_str(), b.progress.as_ref()))
+            .collect();
+        self.draw(|elapsed| describe_parts(&parts, elapsed));
+    }
+
+    fn draw(&mut self, describe: impl FnOnce(Duration) -> String) {
         let elapsed = self.start.elapsed();
         if elapsed < SHOW_AFTER {
             return;
         }
-        let text = describe(servers, elapsed);
+        let text = describe(elapsed);
         if text == self.last {
             return;
         }
@@ -70,6 +86,19 @@ pub fn describe(servers: &[Server], elapsed: Duration) -> String {
         .map(|s| (s.name.as_str(), s.progress.values().next()))
         .collect();
     describe_parts(&live, elapsed)
+}
+
+/// What a daemon streams to a CLI drawing the line: the live servers and the first
+/// progress of each, as [`describe`] takes them.
+pub fn busy(servers: &[Server]) -> Vec<Busy> {
+    servers
+        .iter()
+        .filter(|s| !s.is_dead())
+        .map(|s| Busy {
+            server: s.name.clone(),
+            progress: s.progress.values().next().cloned(),
+        })
+        .collect()
 }
 
 fn describe_parts(servers: &[(&str, Option<&Progress>)], elapsed: Duration) -> String {

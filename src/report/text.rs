@@ -90,11 +90,15 @@ fn entries(report: &Report, role: Role, all: bool) -> Vec<Entry<'_>> {
     entries
 }
 
-/// `Error: src/app.py:12:5 [Pyright][reportAttributeAccessIssue] (unnecessary) message`.
-/// Lines and columns are 1-based; the column counts what the server counts (UTF-16 code
-/// units by default), since the text it refers to is not at hand here.
 fn format_entry(entry: &Entry<'_>, styles: &Styles) -> String {
-    let diagnostic = &entry.reported.diagnostic;
+    diagnostic_line(&entry.path, &entry.reported.diagnostic, styles)
+}
+
+/// `Error: src/app.py:12:5 [Pyright][reportAttributeAccessIssue] (unnecessary) message`,
+/// the line of one diagnostic in every text output (the report's blocks, `lspgate
+/// diagnostics`). Lines and columns are 1-based; the column counts what the server
+/// counts (UTF-16 code units by default), since the text it refers to is not at hand here.
+pub fn diagnostic_line(path: &str, diagnostic: &lsp_types::Diagnostic, styles: &Styles) -> String {
     let level = Level::of(diagnostic);
     let style = match level {
         Level::Error => styles.error,
@@ -106,7 +110,7 @@ fn format_entry(entry: &Entry<'_>, styles: &Styles) -> String {
     let mut line = format!(
         "{}: {}:{}:{}",
         level.short_name().style(style),
-        entry.path.style(styles.path),
+        path.style(styles.path),
         u64::from(start.line) + 1,
         u64::from(start.character) + 1,
     );

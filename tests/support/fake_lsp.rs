@@ -103,6 +103,15 @@ struct Options {
     modes: Modes,
     log: Option<PathBuf>,
     pidfile: Option<PathBuf>,
+    /// `--push-unopened`: publish every `.fake` file under the root, opened or not,
+    /// as gopls reports every package it loads.
+    push_unopened: bool,
+    /// `--crash-once FILE`: exit 1 on the first `didChange` unless FILE exists, after
+    /// creating it, so that only the first of a daemon's servers crashes.
+    crash_once: Option<PathBuf>,
+    /// `--log-messages N`: after `initialized`, N `window/logMessage`s (levels 1 to 4
+    /// in turn, "log I") and two `window/showMessage`s ("show 0", "show 1").
+    log_messages: usize,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -130,6 +139,13 @@ fn parse_args() -> Result<Options, String> {
             "--log" => opts.log = Some(value()?.into()),
             "--pidfile" => opts.pidfile = Some(value()?.into()),
             "--mode" => set_mode(&mut opts.modes, &value()?)?,
+            "--push-unopened" => opts.push_unopened = true,
+            "--crash-once" => opts.crash_once = Some(value()?.into()),
+            "--log-messages" => {
+                opts.log_messages = value()?
+                    .parse()
+                    .map_err(|e| format!("--log-messages: {e}"))?;
+            }
             // Real servers are started with `--stdio`; accept it so configs can copy them.
             "--stdio" => {}
             _ => return Err(format!("unknown argument {arg:?}")),
@@ -436,10 +452,14 @@ impl Server {
 
     fn received(&self, method: &str, params: &Value) {
         let doc = &params["textDocument"];
-        self.log.event(json!({
+        let mut event = json!({
             "event": "recv", "method": method,
             "uri": doc["uri"], "version": doc["version"],
-        }));
+        });
+        if method == "workspace/didChangeWatchedFiles" {
+            event["changes"] = params["changes"].clone();
+        }
+        self.log.event(event);
         if self.opts.modes.flood_stderr {
             stderr_line(&format!("fake-lsp: received {method}"));
         }
@@ -575,6 +595,18 @@ impl Server {
         let params = &not.params;
         match not.method.as_str() {
             "initialized" => {
+                for i in 0..self.opts.log_messages {
+                    let params = json!({"type": i % 4 + 1, "message": format!("log {i}")});
+                    self.out
+                        .send(Notification::new("window/logMessage".to_owned(), params));
+                }
+                if self.opts.log_messages > 0 {
+                    for i in 0..2 {
+                        let params = json!({"type": 3, "message": format!("show {i}")});
+                        self.out
+                            .send(Notification::new("window/showMessage".to_owned(), params));
+                    }
+                }
                 if self.opts.modes.progress_never_ends {
                     // The token may only be used once the client has accepted it.
                     self.send_request(
@@ -615,6 +647,12 @@ impl Server {
             }
             "textDocument/didChange" => {
                 if self.opts.modes.crash_on_change {
+                    process::exit(1);
+                }
+                if let Some(marker) = &self.opts.crash_once
+                    && !marker.exists()
+                {
+                    let _ = fs::write(marker, "crashed\n");
                     process::exit(1);
                 }
                 let Some(path) = params["textDocument"]["uri"].as_str().and_then(path_of) else {
@@ -733,6 +771,19 @@ impl Server {
                 Some(doc.version)
             };
             self.publish(&doc.uri, version, diagnostics(&doc.text, &defs));
+        }
+        if self.opts.push_unopened
+            && let Some(root) = &self.root
+        {
+            let mut files = Vec::new();
+            fake_files(root, &mut files);
+            for path in files.iter().filter(|p| !self.docs.contains_key(*p)) {
+                let (Ok(text), Ok(uri)) = (fs::read_to_string(path), Url::from_file_path(path))
+                else {
+                    continue;
+                };
+                self.publish(uri.as_str(), None, diagnostics(&text, &defs));
+            }
         }
     }
 

@@ -1,0 +1,272 @@
+//! Files created, changed or deleted behind lspgate's back, for servers that rely on
+//! the client to watch the disk.
+//!
+//! lspgate tells servers it supports `workspace/didChangeWatchedFiles`, so servers
+//! that register file watchers (pyright, gopls, typescript-language-server) do not
+//! watch the disk themselves: between runs a warm server would never learn that `git
+//! checkout` or an editor created, changed or deleted a file it has not opened. Open
+//! documents are re-synced from their text (see the daemon's `resync`); this module
+//! covers the others.
+//!
+//! The approach is a bounded scan, not a watcher: before each run the daemon walks
+//! each server root (honouring `.gitignore`, skipping hidden files) and compares the
+//! files of the server's extensions, with their size and modification time, with the
+//! previous walk. The first walk of a root, made after the run that started its
+//! server, is the baseline and reports nothing. A root whose walk meets more than
+//! [`MAX_ENTRIES`] entries is given up for the daemon's life (logged once): on a large
+//! tree the walk would cost every run more than it saves, and the servers of such
+//! trees (gopls, rust-analyzer) mostly watch the disk themselves anyway. The files a
+//! run writes are re-stamped after it ([`Watch::touched`]): the run announced them
+//! itself.
+//!
+//! A change that keeps both size and modification time (within the file system's
+//! time granularity) goes unseen; so does a change inside a gitignored directory.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Entries (files and directories) one walk may visit before its root is given up.
+pub const MAX_ENTRIES: usize = 20_000;
+
+/// What tells one version of a file from another without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// The files of one root at the last walk (those with one of `extensions`), or the
+/// root given up on.
+enum Known {
+    Files {
+        extensions: HashSet<String>,
+        files: HashMap<PathBuf, Stamp>,
+    },
+    TooLarge,
+}
+
+/// A change to announce: LSP `FileChangeType` 1 created, 2 changed, 3 deleted.
+pub type Change = (PathBuf, u8);
+
+pub struct Watch {
+    roots: HashMap<PathBuf, Known>,
+    /// [`MAX_ENTRIES`], but for tests.
+    cap: usize,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch {
+            roots: HashMap::new(),
+            cap: MAX_ENTRIES,
+        }
+    }
+}
+
+impl Watch {
+    /// Walk `root` for files with one of `extensions` and return what changed since
+    /// the last walk, remembering this one. The first walk of a root (or the first with
+    /// other extensions: a server was added there) returns nothing; so does a root
+    /// given up on. `Err` carries the message to log when a root is given up on now.
+    pub fn changes(
+        &mut self,
+        root: &Path,
+        extensions: &HashSet<String>,
+    ) -> Result<Vec<Change>, String> {
+        if matches!(self.roots.get(root), Some(Known::TooLarge)) {
+            return Ok(Vec::new());
+        }
+        let Some(now) = walk(root, extensions, self.cap) else {
+            self.roots.insert(root.to_path_buf(), Known::TooLarge);
+            return Err(format!(
+                "{}: more than {} entries; files created or changed there behind lspgate's \
+                 back are not announced to its servers",
+                root.display(),
+                self.cap
+            ));
+        };
+        let changes = match self.roots.get(root) {
+            Some(Known::Files {
+                extensions: before_extensions,
+                files: before,
+            }) if before_extensions == extensions => diff(before, &now),
+            _ => Vec::new(),
+        };
+        self.roots.insert(
+            root.to_path_buf(),
+            Known::Files {
+                extensions: extensions.clone(),
+                files: now,
+            },
+        );
+        Ok(changes)
+    }
+
+    /// Whether `root` has a baseline (or was given up on).
+    pub fn knows(&self, root: &Path) -> bool {
+        self.roots.contains_key(root)
+    }
+
+    /// Re-stamp `paths` (written or deleted by a run, which announced them itself) in
+    /// the roots that hold them, so the next walk does not announce them again.
+    pub fn touched(&mut self, paths: &[PathBuf]) {
+        for (root, known) in &mut self.roots {
+            let Known::Files { extensions, files } = known else {
+                continue;
+            };
+            for path in paths.iter().filter(|p| p.starts_with(root.as_path())) {
+                match fs::metadata(path) {
+                    // Only files a walk would list: of its extensions.
+                    Ok(meta) if meta.is_file() && has_extension(path, extensions) => {
+                        files.insert(path.clone(), Stamp::of(&meta));
+                    }
+                    _ => {
+                        files.remove(path);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn has_extension(path: &Path, extensions: &HashSet<String>) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.contains(e))
+}
+
+/// The files under `root` with one of `extensions`, or `None` past `cap` entries.
+fn walk(root: &Path, extensions: &HashSet<String>, cap: usize) -> Option<HashMap<PathBuf, Stamp>> {
+    let mut files = HashMap::new();
+    let mut visited = 0usize;
+    for entry in ignore::WalkBuilder::new(root)
+        .follow_links(false)
+        .build()
+        .flatten()
+    {
+        visited += 1;
+        if visited > cap {
+            return None;
+        }
+        if !has_extension(entry.path(), extensions)
+            || !entry.file_type().is_some_and(|t| t.is_file())
+        {
+            continue;
+        }
+        if let Ok(meta) = entry.metadata() {
+            files.insert(entry.into_path(), Stamp::of(&meta));
+        }
+    }
+    Some(files)
+}
+
+fn diff(before: &HashMap<PathBuf, Stamp>, now: &HashMap<PathBuf, Stamp>) -> Vec<Change> {
+    let mut changes: Vec<Change> = Vec::new();
+    for (path, stamp) in now {
+        match before.get(path) {
+            None => changes.push((path.clone(), 1)),
+            Some(old) if old != stamp => changes.push((path.clone(), 2)),
+            Some(_) => {}
+        }
+    }
+    for path in before.keys().filter(|p| !now.contains_key(*p)) {
+        changes.push((path.clone(), 3));
+    }
+    changes.sort();
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exts(list: &[&str]) -> HashSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn created_changed_and_deleted_files_are_reported_once() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        fs::write(root.join("keep.py"), "a").expect("write");
+        fs::write(root.join("gone.py"), "a").expect("write");
+        fs::write(root.join("edit.py"), "a").expect("write");
+        fs::write(root.join("other.txt"), "a").expect("write");
+        let mut watch = Watch::default();
+        let py = exts(&["py"]);
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()), "the baseline");
+        assert!(watch.knows(&root));
+
+        fs::write(root.join("new.py"), "a").expect("write");
+        fs::write(root.join("edit.py"), "longer").expect("write");
+        fs::remove_file(root.join("gone.py")).expect("remove");
+        fs::write(root.join("other.txt"), "changed").expect("write");
+        assert_eq!(
+            watch.changes(&root, &py),
+            Ok(vec![
+                (root.join("edit.py"), 2),
+                (root.join("gone.py"), 3),
+                (root.join("new.py"), 1),
+            ])
+        );
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()), "told once");
+    }
+
+    #[test]
+    fn gitignored_and_hidden_files_are_not_walked() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        fs::create_dir(root.join(".git")).expect("a git dir");
+        fs::write(root.join(".gitignore"), "build/\n").expect("write");
+        let mut watch = Watch::default();
+        let py = exts(&["py"]);
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()));
+        fs::create_dir(root.join("build")).expect("mkdir");
+        fs::write(root.join("build/gen.py"), "a").expect("write");
+        fs::create_dir(root.join(".hidden")).expect("mkdir");
+        fs::write(root.join(".hidden/x.py"), "a").expect("write");
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_run_s_own_writes_are_not_announced_again() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        fs::write(root.join("a.py"), "a").expect("write");
+        let mut watch = Watch::default();
+        let py = exts(&["py"]);
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()));
+        fs::write(root.join("a.py"), "written by the run").expect("write");
+        fs::write(root.join("b.py"), "created by the run").expect("write");
+        watch.touched(&[root.join("a.py"), root.join("b.py")]);
+        assert_eq!(watch.changes(&root, &py), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_large_tree_is_given_up_on() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        for i in 0..20 {
+            fs::write(root.join(format!("f{i}")), "").expect("write");
+        }
+        let mut watch = Watch {
+            cap: 10,
+            ..Watch::default()
+        };
+        let err = watch.changes(&root, &exts(&["py"])).expect_err("too large");
+        assert!(err.contains("more than"), "{err}");
+        fs::write(root.join("new.py"), "").expect("write");
+        assert_eq!(watch.changes(&root, &exts(&["py"])), Ok(Vec::new()));
+    }
+}
