@@ -30,8 +30,9 @@ pub struct WaitProfile {
     /// unchanged: typescript-language-server sends nothing when a file stays clean.
     pub unpublished_after: Duration,
     /// A `workspace/diagnostic/refresh` means pull answers may be out of date, so the
-    /// wait pulls again. pyright sends one ~250 ms after every change in pull mode
-    /// although its answers to pulls sent after the change are already final.
+    /// wait pulls again, and lets the server settle. pyright sends one ~250 ms after
+    /// every change in pull mode although its answers to pulls sent after the change
+    /// are already final: for it, an answered pull ends a file's wait outright.
     pub refresh_is_news: bool,
 }
 

@@ -76,16 +76,36 @@ pub fn settle_prefetching(
         request_pulls(pool, next);
         let now = Instant::now();
         let fresh: Vec<bool> = targets.iter().map(|t| is_fresh(pool, t, now)).collect();
+        observe_latency(pool, targets);
         let all_fresh = targets
             .iter()
             .zip(&fresh)
             .all(|(t, f)| *f || pool.servers[t.server].is_dead());
-        let all_settled = servers.iter().all(|&i| {
-            let s = &pool.servers[i];
-            s.is_dead() || s.settled(now)
-        });
-        if (all_fresh && all_settled) || now >= deadline {
-            let unsettled = explain(pool, targets, &fresh, &servers, now);
+        // A server is done when it settled, or when every one of its targets has
+        // a pull answer and its answers are final (pyright): its other work, such
+        // as analysing the many files a large project opened, is not ours to await.
+        let busy: Vec<usize> = servers
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let s = &pool.servers[i];
+                let answered = !s.spec.wait.refresh_is_news
+                    && s.pull
+                    && targets
+                        .iter()
+                        .zip(&fresh)
+                        .filter(|(t, _)| t.server == i)
+                        .all(|(t, f)| {
+                            *f && s
+                                .diagnostics
+                                .get(&t.path)
+                                .is_some_and(|d| d.pulled.is_some())
+                        });
+                !(s.is_dead() || s.settled(now) || answered)
+            })
+            .collect();
+        if (all_fresh && busy.is_empty()) || now >= deadline {
+            let unsettled = explain(pool, targets, &fresh, &busy, now);
             return Outcome {
                 fresh,
                 unsettled,
@@ -153,6 +173,27 @@ fn refresh_seq(server: &crate::lsp::Server) -> u64 {
     }
 }
 
+/// Record how long the servers take from a change to its publish, from the targets
+/// that got one: the slowest lately, halving each time a faster one is seen so one
+/// slow moment does not slow every later wait. Only changes count: the first
+/// publish after an open includes loading the project.
+fn observe_latency(pool: &mut Pool, targets: &[Target]) {
+    for t in targets.iter().filter(|t| t.version.is_some_and(|v| v > 1)) {
+        let server = &mut pool.servers[t.server];
+        let Some(push) = server
+            .diagnostics
+            .get(&t.path)
+            .and_then(|d| d.pushed.as_ref())
+        else {
+            continue;
+        };
+        if push.seq > t.trigger {
+            let took = push.at.saturating_duration_since(t.trigger_at);
+            server.publish_latency = took.max(server.publish_latency / 2);
+        }
+    }
+}
+
 fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
     let server = &pool.servers[t.server];
     if server.is_dead() {
@@ -197,7 +238,12 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
     let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
     unversioned
         && push.diagnostics.is_empty()
-        && now.duration_since(t.trigger_at) >= server.spec.wait.unpublished_after
+        && now.duration_since(t.trigger_at)
+            >= server
+                .spec
+                .wait
+                .unpublished_after
+                .max(server.publish_latency * 3)
         && server.settled(now)
 }
 

@@ -157,6 +157,9 @@ pub struct Server {
     /// file. clangd publishes nothing for a file whose rebuild changed nothing, and
     /// says "idle" after any publish, so idle after a change means "done".
     pub idle: HashMap<PathBuf, u64>,
+    /// The slowest change-to-publish time seen lately (decays), so that waiting
+    /// out a server's silence scales with how slow it is now (a loaded machine).
+    pub publish_latency: Duration,
     /// Non-LSP output and unparseable frames seen.
     pub garbage: usize,
     /// Whether the server said it handles `didSave` (statically or by registration).
@@ -320,6 +323,7 @@ impl Pool {
             logs: VecDeque::new(),
             shown: VecDeque::new(),
             idle: HashMap::new(),
+            publish_latency: Duration::ZERO,
             garbage: 0,
             wants_save: true,
             died_at: None,
