@@ -228,13 +228,24 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         } else {
             opts.timeout
         };
-    let cold_servers: Vec<usize> = groups
+    // A cold server with files to look at settles in the before wait below (it
+    // waits for the server too); one with none (only new files) settles here, so
+    // its start-up is not charged to the primary wait.
+    let cold_without_targets: Vec<usize> = groups
         .iter()
         .filter(|g| g.cold)
         .filter_map(|g| g.server)
+        .filter(|s| !before_targets.iter().any(|t| t.server == *s))
         .collect();
-    if !cold_servers.is_empty() {
-        wait::settle_servers(pool, &cold_servers, before_deadline);
+    if !cold_without_targets.is_empty() {
+        wait::settle_servers(pool, &cold_without_targets, before_deadline);
+    }
+    let mut before_outcome = wait::settle(pool, &before_targets, before_deadline);
+    if revive_crashed(pool, &mut groups, &mut [&mut before_targets], &mut notes) {
+        before_outcome = again(
+            before_outcome,
+            wait::settle(pool, &before_targets, before_deadline),
+        );
     }
     // A server that has not answered `initialize` within the start-up budget is
     // given up on now, not waited for again in every later phase.
@@ -252,13 +263,6 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 ),
             );
         }
-    }
-    let mut before_outcome = wait::settle(pool, &before_targets, before_deadline);
-    if revive_crashed(pool, &mut groups, &mut [&mut before_targets], &mut notes) {
-        before_outcome = again(
-            before_outcome,
-            wait::settle(pool, &before_targets, before_deadline),
-        );
     }
     for g in &mut groups {
         g.before_server = g.server;
