@@ -531,43 +531,11 @@ impl Pool {
     /// changed so that [`Pool::find`] no longer returns it and the next run starts a
     /// fresh one. Also the way to retire a server that died by itself.
     pub fn stop(&mut self, index: usize, grace: Duration) {
-        let deadline = Instant::now() + grace;
-        let Some(server) = self.servers.get_mut(index) else {
+        if index >= self.servers.len() {
             return;
-        };
-        if server.state == ServerState::Ready {
-            let id = server.next_request_id();
-            server.pending.insert(id.clone(), Pending::Shutdown);
-            server.transport.send(Message::Request(Request {
-                id,
-                method: "shutdown".into(),
-                params: Value::Null,
-            }));
-            while Instant::now() < deadline
-                && self.servers[index]
-                    .pending
-                    .values()
-                    .any(|p| matches!(p, Pending::Shutdown))
-                && !self.servers[index].is_dead()
-            {
-                if !self.pump(deadline) {
-                    break;
-                }
-            }
         }
+        self.shutdown(&[index], grace, "stopped");
         let server = &mut self.servers[index];
-        server
-            .transport
-            .send(Message::Notification(Notification::new(
-                "exit".into(),
-                Value::Null,
-            )));
-        server
-            .transport
-            .finish(deadline.max(Instant::now() + Duration::from_millis(200)));
-        if !server.is_dead() {
-            server.state = ServerState::Dead("stopped".into());
-        }
         if !server.name.starts_with(RETIRED) {
             server.name = format!("{RETIRED}{}", server.name);
         }
@@ -585,9 +553,16 @@ impl Pool {
     /// `shutdown`, then `exit`, each bounded; whatever is still running at
     /// `deadline` is killed. No server outlives this call.
     pub fn shutdown_all(&mut self, grace: Duration) {
+        let all: Vec<usize> = (0..self.servers.len()).collect();
+        self.shutdown(&all, grace, "shut down");
+    }
+
+    /// `shutdown` to each of `indices` that is ready, answers awaited until
+    /// `grace` runs out, then `exit`, then the processes reaped (killed if need be).
+    fn shutdown(&mut self, indices: &[usize], grace: Duration, state: &str) {
         let deadline = Instant::now() + grace;
-        let mut waiting = 0;
-        for server in &mut self.servers {
+        for &i in indices {
+            let server = &mut self.servers[i];
             if server.state == ServerState::Ready {
                 let id = server.next_request_id();
                 server.pending.insert(id.clone(), Pending::Shutdown);
@@ -597,33 +572,30 @@ impl Pool {
                     method: "shutdown".into(),
                     params: Value::Null,
                 }));
-                waiting += 1;
             }
         }
-        while waiting > 0 && Instant::now() < deadline {
+        let awaiting = |pool: &Pool| {
+            indices.iter().any(|&i| {
+                let s = &pool.servers[i];
+                !s.is_dead() && s.pending.values().any(|p| matches!(p, Pending::Shutdown))
+            })
+        };
+        while awaiting(self) && Instant::now() < deadline {
             if !self.pump(deadline) {
                 break;
             }
-            waiting = self
-                .servers
-                .iter()
-                .filter(|s| s.pending.values().any(|p| matches!(p, Pending::Shutdown)))
-                .count();
         }
-        for server in &mut self.servers {
-            server
-                .transport
-                .send(Message::Notification(Notification::new(
-                    "exit".into(),
-                    Value::Null,
-                )));
+        for &i in indices {
+            let exit = Notification::new("exit".into(), Value::Null);
+            self.servers[i].transport.send(Message::Notification(exit));
         }
-        for server in &mut self.servers {
+        for &i in indices {
+            let server = &mut self.servers[i];
             server
                 .transport
                 .finish(deadline.max(Instant::now() + Duration::from_millis(200)));
             if !server.is_dead() {
-                server.state = ServerState::Dead("shut down".into());
+                server.state = ServerState::Dead(state.into());
             }
         }
     }
