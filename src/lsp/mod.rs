@@ -9,6 +9,7 @@
 //! drive it the same way.
 
 mod cache;
+pub mod encoding;
 pub mod restart;
 pub mod transport;
 pub mod uri;
@@ -157,6 +158,8 @@ pub struct Server {
     /// file. clangd publishes nothing for a file whose rebuild changed nothing, and
     /// says "idle" after any publish, so idle after a change means "done".
     pub idle: HashMap<PathBuf, u64>,
+    /// The unit of the server's `character` offsets; stored positions are UTF-16.
+    pub encoding: encoding::Encoding,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
     /// out a server's silence scales with how slow it is now (a loaded machine).
     pub publish_latency: Duration,
@@ -324,6 +327,7 @@ impl Pool {
             shown: VecDeque::new(),
             idle: HashMap::new(),
             publish_latency: Duration::ZERO,
+            encoding: encoding::Encoding::Utf16,
             garbage: 0,
             wants_save: true,
             died_at: None,
@@ -628,6 +632,7 @@ fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
         Pending::Initialize => match resp.response_result {
             Ok(result) => {
                 let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
+                server.encoding = encoding::Encoding::chosen(&result);
                 if caps.get("diagnosticProvider").is_some_and(|v| !v.is_null()) {
                     server.static_pull = true;
                     server.pull = true;
@@ -653,7 +658,7 @@ fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
                     // A full report has `items`; an "unchanged" one (we never send a
                     // previousResultId, but be safe) keeps what we had.
                     if let Some(items) = result.get("items") {
-                        let diagnostics = parse_diagnostics(items);
+                        let diagnostics = in_utf16(server, &path, parse_diagnostics(items));
                         server.diagnostics.entry(path).or_default().pulled = Some(Pulled {
                             diagnostics,
                             sent_seq,
@@ -692,6 +697,24 @@ fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
     }
 }
 
+/// `diagnostics` of `path` with UTF-16 positions, converted through the text the
+/// server has (an open document's, else the file's on disk) when it counts otherwise.
+fn in_utf16(server: &Server, path: &Path, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    if server.encoding == encoding::Encoding::Utf16 || diagnostics.is_empty() {
+        return diagnostics;
+    }
+    let text = match server.docs.get(path) {
+        Some(doc) => std::borrow::Cow::Borrowed(doc.text.as_str()),
+        None => match std::fs::read_to_string(path) {
+            Ok(text) => std::borrow::Cow::Owned(text),
+            // Nothing to measure against: the columns stay as the server sent them.
+            Err(_) => return diagnostics,
+        },
+    };
+    encoding::to_utf16(&mut diagnostics, &text, server.encoding);
+    diagnostics
+}
+
 fn parse_diagnostics(items: &Value) -> Vec<Diagnostic> {
     // One malformed entry must not cost the others.
     items
@@ -723,6 +746,7 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
                 .map(|v| v as i32);
             let diagnostics =
                 parse_diagnostics(n.params.get("diagnostics").unwrap_or(&Value::Null));
+            let diagnostics = in_utf16(server, &path, diagnostics);
             server.diagnostics.entry(path).or_default().pushed = Some(Published {
                 diagnostics,
                 version,
@@ -925,7 +949,11 @@ fn initialize_params(spec: &ServerSpec, root: &Path) -> Value {
         "rootPath": root.to_string_lossy(),
         "workspaceFolders": [{ "uri": root_uri, "name": name }],
         "capabilities": {
-            "general": { "positionEncodings": ["utf-16"] },
+            // UTF-8 first: servers that count in bytes need not convert; whatever
+            // they choose is converted back to UTF-16 on arrival (encoding.rs).
+            "general": { "positionEncodings": ["utf-8", "utf-16"] },
+            // clangd 14 predates positionEncodings and reads its own extension.
+            "offsetEncoding": ["utf-8", "utf-16"],
             "window": { "workDoneProgress": true, "showMessage": {} },
             "workspace": {
                 "configuration": true,

@@ -133,3 +133,51 @@ fn columns_after_non_ascii_text_are_utf16_with_a_real_server() {
         .run();
     out.stdout_contains("m.py:1:16 ");
 }
+
+/// clangd answers `offsetEncoding: utf-8` to the offer lspgate makes, and counts in
+/// bytes: the columns lspgate emits are still UTF-16, converted through the text.
+#[test]
+fn a_server_that_chose_utf8_is_converted_to_utf16() {
+    if !require_server("clangd") {
+        return;
+    }
+    let line = "    const char *s = \"é😀\"; int x = s;";
+    let out = Test::new()
+        .file("compile_flags.txt", "-std=c11\n")
+        .file("m.c", "int main(void) {\n    return 0;\n}\n")
+        .args([
+            "write",
+            "m.c",
+            "--content",
+            &format!("int main(void) {{\n{line}\n    return x;\n}}\n"),
+            "--format",
+            "json",
+            "--startup-timeout",
+            "60s",
+            "--timeout",
+            "20s",
+        ])
+        .run();
+    let report = out.json();
+    let diagnostics = report["files"][0]["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let conversion = diagnostics
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("pointer to integer"))
+        })
+        .unwrap_or_else(|| panic!("no diagnostic for the conversion\n{out}"));
+    // clang points at `x`: UTF-16 column 31 (in bytes it would be 34).
+    let x = line.find("x =").unwrap_or_default();
+    let utf16 = line[..x].encode_utf16().count();
+    assert_ne!(utf16, x, "the line must make bytes and UTF-16 differ");
+    assert_eq!(
+        conversion["range"]["start"],
+        serde_json::json!({"line": 1, "character": utf16}),
+        "{out}"
+    );
+}
