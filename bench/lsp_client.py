@@ -343,3 +343,60 @@ def measure_edit(cmd: list[str], root: Path, rel: str, language_id: str, old: st
     finally:
         path.write_text(text)
         client.shutdown()
+
+
+def measure_changes(cmd: list[str], root: Path, rel: str, language_id: str, old: str, new: str,
+                    runs: int, *, settings: dict | None = None,
+                    init_options: dict | None = None, startup_timeout: float = 120.0,
+                    timeout: float = 60.0, quiet: float = 0.3) -> dict:
+    """The warm server's latency for the same edit `runs` times: spawn the server at
+    `root`, open `rel`, let start-up work finish, then `runs` times change the file
+    from `old` to `new` (timed: didChange → the diagnostics of the new text, pushed
+    or pulled) and back (untimed), letting the server fall quiet for `quiet` seconds
+    between changes, as a warm daemon finds it between two runs. Returns the list of
+    milliseconds as `changes`, and `mode` (push or pull)."""
+    path = root / rel
+    text = path.read_text()
+    if old not in text:
+        raise ValueError(f"{old!r} is not in {rel}")
+    new_text = text.replace(old, new, 1)
+    client = Client(cmd, root, settings)
+    changes: list[float] = []
+    try:
+        client.initialize(init_options, startup_timeout)
+        client.open(path, language_id, text)
+        uri = path_uri(path)
+        client.pump(lambda: client.pull or any(p.get("uri") == uri for _, p in client.publishes),
+                    startup_timeout)
+        if client.pull:
+            client.pull_diagnostics(path, startup_timeout)
+        client.pump_quiet(quiet=1.0, timeout=startup_timeout)
+        version = 1
+
+        def change_to(content: str, expect_error: bool) -> float:
+            nonlocal version
+            version += 1
+            path.write_text(content)
+            t_change = time.monotonic()
+            client.change(path, version, content)
+            client.save(path)
+            if client.pull:
+                t_diag, _ = client.pull_diagnostics(path, timeout)
+            else:
+                want = version
+
+                def fresh(p: dict) -> bool:
+                    return p.get("version") == want or \
+                        has_error(p.get("diagnostics") or []) == expect_error
+                t_diag, _ = client.diagnostics_after(path, t_change, fresh, timeout)
+            return (t_diag - t_change) * 1000
+
+        for _ in range(runs):
+            changes.append(change_to(new_text, True))
+            client.pump_quiet(quiet=quiet, timeout=timeout)
+            change_to(text, False)
+            client.pump_quiet(quiet=quiet, timeout=timeout)
+        return {"changes": changes, "mode": "pull" if client.pull else "push"}
+    finally:
+        path.write_text(text)
+        client.shutdown()

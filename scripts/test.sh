@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI runs, in order: install the language servers, check formatting and
 # lints, run the whole test suite (fake-server and real-server tests), then the
-# edit-latency bench in smoke mode (it checks the table is produced, not the numbers).
+# edit-latency and daemon-latency benches in smoke mode (they check the tables are
+# produced, not the numbers).
 # With CI=true (as .ci/run sets it) a missing language server fails its tests
 # instead of being noted and passed over.
 #
@@ -24,7 +25,10 @@ step() {
 bench_smoke() {
   # Reuses the debug binary the tests just built instead of a second, release build.
   cargo build --quiet || return 1
-  LSPGATE="${CARGO_TARGET_DIR:-target}/debug/lspgate" bash bench/edit-latency.sh --smoke
+  local lspgate="${CARGO_TARGET_DIR:-target}/debug/lspgate" status=0
+  LSPGATE="$lspgate" bash bench/edit-latency.sh --smoke || status=1
+  LSPGATE="$lspgate" bash bench/daemon-latency.sh --smoke || status=1
+  return $status
 }
 
 step cargo fmt --check

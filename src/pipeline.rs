@@ -737,7 +737,12 @@ fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
             server: s,
             path: path.to_path_buf(),
             trigger: doc.changed_at,
-            trigger_at: Instant::now(),
+            // When the server got this text, not now: on a warm daemon that is an
+            // earlier run, and the server's silence about the file since then already
+            // says its diagnostics did not change (typescript-language-server publishes
+            // nothing for a file that stays clean). Counting from now made every warm
+            // run wait `unpublished_after` for such files before the edit was applied.
+            trigger_at: doc.changed_instant,
             version: Some(doc.version),
         };
     }

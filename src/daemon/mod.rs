@@ -37,7 +37,6 @@ use crossbeam_channel::{Receiver, Select};
 
 use crate::lsp::{Observer, Pool, Server};
 use crate::pipeline;
-use crate::report::Report;
 use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
@@ -172,6 +171,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         runs: 0,
         watch: watch::Watch::default(),
         notes: Vec::new(),
+        restart_failed: HashSet::new(),
     };
     let why = daemon.main_loop(&conn_rx, socket_id);
     log(&format!("exiting: {why}"));
@@ -219,6 +219,10 @@ struct Daemon {
     /// What happened between runs that the next report should say (a server that
     /// crashed while idle and was restarted).
     notes: Vec<String>,
+    /// Slots of crashed servers whose restart between runs failed (not refused for
+    /// the backoff): not tried again at every event; the next run that needs one
+    /// tries, and says why it failed.
+    restart_failed: HashSet<usize>,
 }
 
 impl Daemon {
@@ -395,8 +399,9 @@ impl Daemon {
             Ok(Ok(mut report)) => {
                 // Before the run's own notes: it happened first.
                 report.notes.splice(0..0, std::mem::take(&mut self.notes));
-                self.reply(stream, &Response::Report(Box::new(report.clone())));
-                self.after_run(&report);
+                let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
+                self.reply(stream, &Response::Report(Box::new(report)));
+                self.after_run(&written);
                 Flow::Continue
             }
             Ok(Err(e)) => {
@@ -584,9 +589,8 @@ impl Daemon {
     /// After a run's report is sent: remember the files it wrote as the servers know
     /// them, take the first walk of new servers' roots (the baseline), and bound the
     /// diagnostics held.
-    fn after_run(&mut self, report: &Report) {
-        let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
-        self.watch.touched(&written);
+    fn after_run(&mut self, written: &[PathBuf]) {
+        self.watch.touched(written);
         let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
         for (i, server) in self.pool.servers.iter().enumerate() {
             if !self.pool.is_retired(i) {
@@ -614,7 +618,10 @@ impl Daemon {
     /// when a server floods them.
     fn upkeep(&mut self) {
         for i in 0..self.pool.servers.len() {
-            if self.pool.crashed(i) && self.pool.restart_refused(i).is_none() {
+            if self.pool.crashed(i)
+                && !self.restart_failed.contains(&i)
+                && self.pool.restart_refused(i).is_none()
+            {
                 let server = &self.pool.servers[i];
                 let name = server.name.clone();
                 let reason = server.dead_reason().unwrap_or("").to_string();
@@ -628,7 +635,10 @@ impl Daemon {
                             if docs == 1 { "" } else { "s" }
                         ));
                     }
-                    Err(why) => log(&format!("{name} crashed ({reason}); {}", why.0)),
+                    Err(why) => {
+                        log(&format!("{name} crashed ({reason}); {}", why.0));
+                        self.restart_failed.insert(i);
+                    }
                 }
             }
             if self.pool.unopened_diagnostics(i) > 2 * MAX_UNOPENED_DIAGNOSTICS {

@@ -152,6 +152,9 @@ fn walk(root: &Path, extensions: &HashSet<String>, cap: usize) -> Option<HashMap
     let mut visited = 0usize;
     for entry in ignore::WalkBuilder::new(root)
         .follow_links(false)
+        // The user's global excludes file would cost reading their git config on every
+        // walk, before every run; the repository's own ignore files are what matter.
+        .git_global(false)
         .build()
         .flatten()
     {

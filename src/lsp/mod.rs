@@ -54,6 +54,8 @@ pub struct Document {
     pub text: String,
     /// The pool clock when this document was last opened or changed.
     pub changed_at: u64,
+    /// And the time: how long the server has held this text.
+    pub changed_instant: Instant,
 }
 
 /// The last diagnostics a server pushed for a file.
@@ -410,6 +412,7 @@ impl Pool {
                 doc.version += 1;
                 doc.text = text.to_string();
                 doc.changed_at = clock;
+                doc.changed_instant = Instant::now();
                 let version = doc.version;
                 server.notify(
                     "textDocument/didChange",
@@ -429,6 +432,7 @@ impl Pool {
                         version: 1,
                         text: text.to_string(),
                         changed_at: clock,
+                        changed_instant: Instant::now(),
                     },
                 );
                 server.notify(
