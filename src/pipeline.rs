@@ -785,6 +785,7 @@ fn snapshot(pool: &Pool, groups: &[Group]) -> HashMap<(usize, PathBuf), Vec<Diag
 fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
     for g in groups {
         let Some(s) = g.server else { continue };
+        let mut restored = false;
         for &i in &g.files {
             let t = &tracked[i];
             for path in std::iter::once(&t.path).chain(t.renamed_from.as_ref()) {
@@ -796,9 +797,25 @@ fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
                             .is_none_or(|d| d.text != text)
                         {
                             pool.open_or_change(s, path, &text);
+                            restored = true;
                         }
                     }
-                    Err(_) => pool.close(s, path),
+                    Err(_) => {
+                        pool.close(s, path);
+                        restored = true;
+                    }
+                }
+            }
+        }
+        // The dependents' diagnostics held now are those of the text just taken back:
+        // a change with a new version marks them out of date, so the next run (on a
+        // warm daemon) asks for them again instead of taking them as its before view.
+        // Without it a --dry-run that found errors made the same edit look clean next.
+        if restored {
+            for d in &g.dependents {
+                let text = pool.servers[s].docs.get(d).map(|doc| doc.text.clone());
+                if let Some(text) = text {
+                    pool.open_or_change(s, d, &text);
                 }
             }
         }

@@ -1364,3 +1364,42 @@ fn run_on_a_terminal(mut cmd: Command) -> (Option<i32>, String, String) {
         terminal,
     )
 }
+
+/// A --dry-run (or a rejected edit) shows the servers a text and takes it back; the
+/// dependents' diagnostics the daemon got for that text must not pass for the before
+/// view of the next run, or the same breaking edit would look clean the second time.
+#[test]
+fn a_breaking_dry_run_stays_breaking_when_repeated() {
+    // Pull mode: answers are cached per file, as pyright's are, and a push server
+    // republishing every open file would hide the bug.
+    let test = Test::new()
+        .file("def.fake", "def greet\n")
+        .file("use.fake", "use greet\n")
+        .fake_server(&["--pull"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let mut out = test
+        .args([
+            "edit",
+            "def.fake",
+            "--old",
+            "greet",
+            "--new",
+            "hello",
+            "--dry-run",
+        ])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: use.fake:1:1 [fake][E2] unknown name greet");
+    for flags in [["--dry-run"], ["--reject"], ["--reject"]] {
+        out = out
+            .again()
+            .args(["edit", "def.fake", "--old", "greet", "--new", "hello"])
+            .args(flags)
+            .run();
+        out.assert_code(1)
+            .stdout_contains("Error: use.fake:1:1 [fake][E2] unknown name greet");
+        assert_eq!(out.file("def.fake"), "def greet\n", "{out}");
+    }
+    stop(out);
+}
