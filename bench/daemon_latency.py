@@ -189,6 +189,9 @@ def bench_warm(lspgate: Path, src: Path, rel: str, old: str, new: str, runs: int
                     for s in last.get("servers", []))
         own.append(wall - waits)
         run_measured(base + ["write", rel, "--content", old_text, "--format", "json"], ws, env)
+        # An agent thinks between two edits: the server is idle when the next comes, as
+        # the client's measure lets it fall quiet between changes.
+        time.sleep(0.5)
     # lspgate alone: a file no server covers, and a cache query.
     none, query = [], []
     for i in range(max(runs, 3)):
@@ -288,9 +291,10 @@ def bench_clc(binary: Path, src: Path, rel: str, old: str, new: str, runs: int,
             return float("nan"), "failed"
         for _ in range(runs):
             path.write_text(new_text)
-            wall, code, out, _ = run_measured([str(binary), "diagnostics", rel], ws, env)
+            wall, code, out, err = run_measured([str(binary), "diagnostics", rel], ws, env)
             walls.append(wall)
-            found += code == 2 and "ERROR" in out
+            # It prints diagnostics on stderr, and exits 2 when there are some.
+            found += code == 2 and "ERROR" in out + err
             path.write_text(old_text)
             run_measured([str(binary), "diagnostics", rel], ws, env)
     finally:
