@@ -519,17 +519,41 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         ));
     }
 
+    // clangd 14 builds a file's includes from the disk, not from open documents:
+    // the dependents of a header change it has not seen written were re-read with
+    // the old header, and their "no change" proves nothing.
+    if !write_now && has_change {
+        for g in &groups {
+            if g.server.is_some() && !g.spec.wait.dependents_see_unsaved && !g.dependents.is_empty()
+            {
+                let paths: Vec<String> =
+                    g.dependents.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+                notes.push(format!(
+                    "{} reads included files from disk, so the files depending on a change \
+                     not written to disk were not rechecked: {}",
+                    g.spec.name,
+                    summarize(&paths)
+                ));
+                unchecked_files = true;
+            }
+        }
+    }
     let incomplete =
         timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
-    let mut exit_code = crate::report::exit_code(&files, opts.fail_on, incomplete);
+    let exit_code = crate::report::exit_code(&files, opts.fail_on, incomplete);
 
     // 10. --reject writes only a clean edit; --dry-run never writes. Either way the
     //     servers' view goes back to the disk's.
     let mut rejected = false;
     let mut written = write_now;
     if is_edit && opts.reject && !opts.dry_run {
-        if exit_code == crate::exit::NEW_DIAGNOSTICS {
+        // Written only when the check found nothing and was complete: an edit
+        // nobody could check is not known to introduce nothing.
+        if exit_code != crate::exit::OK {
             rejected = true;
+            if exit_code == crate::exit::INCOMPLETE {
+                notes.push("--reject: the check is incomplete, so the edit was not written".into());
+            }
         } else if let Err(e) = edit::commit(&plan) {
             return Err(e);
         } else {
@@ -547,9 +571,6 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
     if has_change && !written {
         restore(pool, &groups, &tracked);
-    }
-    if rejected {
-        exit_code = crate::exit::NEW_DIAGNOSTICS;
     }
 
     let applied = if is_edit {

@@ -34,6 +34,11 @@ pub struct WaitProfile {
     /// every change in pull mode although its answers to pulls sent after the change
     /// are already final: for it, an answered pull ends a file's wait outright.
     pub refresh_is_news: bool,
+    /// Whether the server rechecks a dependent against the open (unsaved) text of
+    /// the files it uses. clangd 14 reads included headers from the disk, so a
+    /// change shown only in memory (--dry-run, --reject, check --staged) does not
+    /// reach the files that include it.
+    pub dependents_see_unsaved: bool,
 }
 
 impl Default for WaitProfile {
@@ -43,6 +48,7 @@ impl Default for WaitProfile {
             quiet: Duration::from_millis(300),
             unpublished_after: Duration::from_millis(1000),
             refresh_is_news: true,
+            dependents_see_unsaved: true,
         }
     }
 }
@@ -234,6 +240,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             initialization_options: Some(json!({ "clangdFileStatus": true })),
             wait: WaitProfile {
                 quiet: Duration::from_millis(150),
+                dependents_see_unsaved: false,
                 ..WaitProfile::default()
             },
             install_hint: "apt-get install clangd".into(),
