@@ -658,3 +658,26 @@ fn pyright_patch_with_two_files_reports_both() {
         "b.py not patched\n{out}"
     );
 }
+
+/// clangd 14 reads included headers from the disk: a header change shown to it
+/// only in memory does not reach the files including it, and lspgate must say so
+/// rather than report them clean.
+#[test]
+fn clangd_dry_run_of_a_header_says_its_dependents_were_not_rechecked() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let out = workspace(&CLANGD, &[])
+        .args(edit_args(&CLANGD.breaking, false, &["--dry-run"]))
+        .run();
+    out.assert_code(3)
+        .stdout_contains("clangd reads included files from disk")
+        .stdout_contains("b.c");
+    assert_eq!(
+        out.file(CLANGD.breaking.path)
+            .matches(CLANGD.breaking.old)
+            .count(),
+        1,
+        "a dry run wrote the header\n{out}"
+    );
+}
