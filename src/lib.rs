@@ -224,33 +224,20 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
             limit,
             level,
             format,
-        } => {
-            let query = daemon::protocol::CacheQuery {
-                limit,
-                level: level.map(cli::LogLevel::message_type),
-                ..Default::default()
-            };
-            cache_command(
-                &workspace,
-                daemon::client::Cache::Logs,
-                &query,
-                |out, cached| lines(out, cached, &workspace, format),
-                format,
-            )
-        }
-        Command::Messages { limit, format } => {
-            let query = daemon::protocol::CacheQuery {
-                limit,
-                ..Default::default()
-            };
-            cache_command(
-                &workspace,
-                daemon::client::Cache::Messages,
-                &query,
-                |out, cached| lines(out, cached, &workspace, format),
-                format,
-            )
-        }
+        } => ring_command(
+            &workspace,
+            daemon::client::Cache::Logs,
+            limit,
+            level.map(cli::LogLevel::message_type),
+            format,
+        ),
+        Command::Messages { limit, format } => ring_command(
+            &workspace,
+            daemon::client::Cache::Messages,
+            limit,
+            None,
+            format,
+        ),
         Command::Servers { file, format } => {
             let doctor = doctor::gather(&workspace, &run_dir, cli.trust_project, file.as_deref())?;
             report::servers::print(&doctor, format)?;
@@ -281,18 +268,31 @@ fn cache_command(
     Ok(exit::OK)
 }
 
-fn lines(
-    out: &mut dyn std::io::Write,
-    cached: daemon::client::Cached,
+/// `logs` and `messages`: one of a server's message rings, from the daemon.
+fn ring_command(
     workspace: &Path,
+    what: daemon::client::Cache,
+    limit: Option<usize>,
+    level: Option<i32>,
     format: cli::Format,
-) -> std::io::Result<()> {
-    match cached {
-        daemon::client::Cached::Lines(lines) => {
-            report::daemon::write_lines(out, &lines, workspace, format)
-        }
-        daemon::client::Cached::Diagnostics(_) => Ok(()),
-    }
+) -> anyhow::Result<i32> {
+    let query = daemon::protocol::CacheQuery {
+        limit,
+        level,
+        ..Default::default()
+    };
+    cache_command(
+        workspace,
+        what,
+        &query,
+        |out, cached| match cached {
+            daemon::client::Cached::Lines(lines) => {
+                report::daemon::write_lines(out, &lines, workspace, format)
+            }
+            daemon::client::Cached::Diagnostics(_) => Ok(()),
+        },
+        format,
+    )
 }
 
 struct Trust(bool);
