@@ -319,6 +319,10 @@ fn open(path: &Path, create: bool) -> Result<Connection, HistoryError> {
     let _: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
         .map_err(sqlite)?;
+    // In WAL mode NORMAL still never corrupts the database; it only may lose the
+    // last runs on a power cut, and spares every edit an fsync (about 10 ms).
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(sqlite)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(sqlite)?;
     migrate(&mut conn, path)?;
