@@ -658,6 +658,8 @@ impl Layer<'_> {
         }
         if let Some(quiet) = server.quiet {
             spec.wait.quiet = quiet.0;
+            // A quiet period set by hand is the one to keep, signs or not.
+            spec.wait.confirmed_quiet = None;
         }
         if let Some(versioned) = server.versioned_publish {
             spec.wait.versioned_publish = versioned;
@@ -1136,7 +1138,9 @@ mod tests {
         assert_eq!(gopls.root_markers, ["go.mod"]);
         assert_eq!(
             gopls.settings,
-            json!({ "gopls": { "staticcheck": true, "hints": { "a": 1, "b": 2 } } })
+            json!({ "gopls": {
+                "diagnosticsDelay": "0s", "staticcheck": true, "hints": { "a": 1, "b": 2 }
+            } })
         );
         assert_eq!(gopls.origin, Origin::BuiltIn);
 
@@ -1230,7 +1234,10 @@ mod tests {
             json!({ "rust-analyzer": { "check": { "allTargets": false } } })
         );
         let gopls = server(&loaded, "gopls").expect("gopls");
-        assert_eq!(gopls.settings, json!({ "gopls": { "staticcheck": true } }));
+        assert_eq!(
+            gopls.settings,
+            json!({ "gopls": { "diagnosticsDelay": "0s", "staticcheck": true } })
+        );
         let pyright = server(&loaded, "pyright").expect("pyright");
         assert_eq!(pyright.initialization_options, Some(json!({})));
         let notes = loaded.notes.join("\n");

@@ -415,8 +415,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                     && !dependent_paths.contains(p)
                     && store_before
                         .get(&(sb, (*p).clone()))
-                        .map(|b| b != &d.current())
-                        .unwrap_or(!d.current().is_empty())
+                        .map(|b| b != &server.diagnostics_of(p))
+                        .unwrap_or(!server.diagnostics_of(p).is_empty())
             })
             .map(|(p, _)| p.clone())
             .collect();
@@ -785,19 +785,15 @@ fn sync_forced(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
 }
 
 fn current(pool: &Pool, s: usize, path: &Path) -> Vec<Diagnostic> {
-    pool.servers[s]
-        .diagnostics
-        .get(path)
-        .map(|d| d.current())
-        .unwrap_or_default()
+    pool.servers[s].diagnostics_of(path)
 }
 
 fn snapshot(pool: &Pool, groups: &[Group]) -> HashMap<(usize, PathBuf), Vec<Diagnostic>> {
     let mut out = HashMap::new();
     for g in groups {
         let Some(s) = g.server else { continue };
-        for (p, d) in &pool.servers[s].diagnostics {
-            out.insert((s, p.clone()), d.current());
+        for p in pool.servers[s].diagnostics.keys() {
+            out.insert((s, p.clone()), pool.servers[s].diagnostics_of(p));
         }
     }
     out

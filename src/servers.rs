@@ -20,12 +20,23 @@ pub enum Origin {
 /// How a server delivers diagnostics, as far as the waits need to know.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaitProfile {
-    /// The server echoes the document version we sent in its publishes. Debian's
-    /// gopls 0.5 publishes the previous version, so for it this is false and the wait
-    /// settles on quiet instead.
+    /// The server echoes the document version we sent in its publishes, so a
+    /// publish carrying another version is not the answer to our change.
     pub versioned_publish: bool,
     /// Silence (with no progress under way) after which the server counts as settled.
     pub quiet: Duration,
+    /// The silence that is enough once every file waited for has a positive sign
+    /// that the server is done with our change (a publish echoing our version,
+    /// clangd's "idle", a pull answer): it only has to cover the rest of the burst
+    /// the last publish came in. `None`: the same as `quiet`, for servers that
+    /// publish a file more than once per change (rust-analyzer's cargo check).
+    pub confirmed_quiet: Option<Duration>,
+    /// typescript-language-server: ask tsserver for a file's diagnostics directly
+    /// (`workspace/executeCommand typescript.tsserverRequest` with the three
+    /// `*DiagnosticsSync` commands) instead of waiting for its push, which comes
+    /// 300–800 ms after a change (its debounce) and not at all for a file that stays
+    /// clean. Used when the server lists the command in `executeCommandProvider`.
+    pub tsserver_pull: bool,
     /// How long after a change an open file with no publish at all counts as
     /// unchanged: typescript-language-server sends nothing when a file stays clean.
     pub unpublished_after: Duration,
@@ -41,11 +52,20 @@ pub struct WaitProfile {
     pub dependents_see_unsaved: bool,
 }
 
+impl WaitProfile {
+    /// The silence that settles the server once every file has a positive sign.
+    pub fn confirmed_quiet(&self) -> Duration {
+        self.confirmed_quiet.unwrap_or(self.quiet)
+    }
+}
+
 impl Default for WaitProfile {
     fn default() -> Self {
         WaitProfile {
             versioned_publish: true,
             quiet: Duration::from_millis(300),
+            confirmed_quiet: None,
+            tsserver_pull: false,
             unpublished_after: Duration::from_millis(1000),
             refresh_is_news: true,
             dependents_see_unsaved: true,
@@ -191,11 +211,15 @@ pub fn builtin() -> Vec<ServerSpec> {
             root_markers: strs(&["tsconfig.json", "jsconfig.json", "package.json"]),
             settings: json!({}),
             initialization_options: Some(json!({ "preferences": {} })),
-            // No versions in its publishes, and no publish at all when a file stays
-            // clean; its geterr runs ~250 ms after a change.
+            // Its diagnostics are pulled from tsserver (see tsserver_pull), and a
+            // pull answer is final. Without that command: no versions in its
+            // publishes, no publish at all when a file stays clean, and its geterr
+            // runs 300 ms or more after a change.
             wait: WaitProfile {
                 versioned_publish: false,
                 quiet: Duration::from_millis(300),
+                tsserver_pull: true,
+                refresh_is_news: false,
                 unpublished_after: Duration::from_millis(900),
                 ..WaitProfile::default()
             },
@@ -211,13 +235,16 @@ pub fn builtin() -> Vec<ServerSpec> {
             language_ids: vec![],
             default_language_id: "go".into(),
             root_markers: strs(&["go.work", "go.mod"]),
-            settings: json!({}),
+            // gopls diagnoses a change in two passes by default: the changed
+            // packages at once, then everything (with analysis) after a 250 ms
+            // debounce (`diagnosticsDelay`). With no delay it makes one full pass
+            // and publishes every file in one burst, each with its document's
+            // version, in a few milliseconds.
+            settings: json!({ "gopls": { "diagnosticsDelay": "0s" } }),
             initialization_options: None,
-            // Debian's gopls 0.5 publishes the previous version (or none) after a
-            // change, and a second pass lands ~250 ms later.
             wait: WaitProfile {
-                versioned_publish: false,
                 quiet: Duration::from_millis(400),
+                confirmed_quiet: Some(Duration::from_millis(15)),
                 unpublished_after: Duration::from_millis(600),
                 ..WaitProfile::default()
             },
@@ -238,8 +265,13 @@ pub fn builtin() -> Vec<ServerSpec> {
             root_markers: strs(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
             settings: json!({}),
             initialization_options: Some(json!({ "clangdFileStatus": true })),
+            // clangd reports each file's state (textDocument/clangd.fileStatus): a
+            // file is done when its latest state is "idle"; the states flap
+            // (idle, then "parsing includes" in the same millisecond) while a save
+            // makes it recheck its open files, which the short quiet covers.
             wait: WaitProfile {
                 quiet: Duration::from_millis(150),
+                confirmed_quiet: Some(Duration::from_millis(15)),
                 dependents_see_unsaved: false,
                 ..WaitProfile::default()
             },

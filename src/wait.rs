@@ -3,16 +3,29 @@
 //!
 //! A file is fresh when the server answered a pull sent after the file's trigger
 //! (the notification that made its diagnostics stale), or pushed a publish after the
-//! trigger carrying the version we sent. Servers that never echo the version
-//! (typescript-language-server) or echo a wrong one (Debian's gopls 0.5) are trusted
-//! with any publish after the trigger. A server is settled when no work-done progress
-//! is under way and it has been quiet for its quiet period; the first publish that
-//! happens to arrive proves nothing on its own.
+//! trigger carrying the version we sent, or (clangd) its latest state after the
+//! trigger is "idle": these are positive signs ([`Fresh::Confirmed`]). A server that
+//! sends no versions is trusted with any publish after the trigger, and silence after
+//! an empty publish counts as "still empty", but only once it has been quiet for its
+//! full quiet period ([`Fresh::Unconfirmed`]). A server is settled when no work-done
+//! progress is under way and it has been quiet for its quiet period, or for its much
+//! shorter confirmed quiet period when every file has a positive sign; the first
+//! publish that happens to arrive proves nothing on its own.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::lsp::Pool;
+
+/// How far a target's diagnostics are known to belong to the text the server has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fresh {
+    No,
+    /// Taken on trust once the server has been quiet for its full quiet period.
+    Unconfirmed,
+    /// The server said so: the wait needs only its confirmed quiet period.
+    Confirmed,
+}
 
 /// A file whose fresh diagnostics a phase waits for.
 #[derive(Debug, Clone)]
@@ -75,7 +88,8 @@ pub fn settle_prefetching(
         request_pulls(pool, targets);
         request_pulls(pool, next);
         let now = Instant::now();
-        let fresh: Vec<bool> = targets.iter().map(|t| is_fresh(pool, t, now)).collect();
+        let signs: Vec<Fresh> = targets.iter().map(|t| freshness(pool, t, now)).collect();
+        let fresh: Vec<bool> = signs.iter().map(|f| *f != Fresh::No).collect();
         observe_latency(pool, targets);
         let all_fresh = targets
             .iter()
@@ -84,6 +98,9 @@ pub fn settle_prefetching(
         // A server is done when it settled, or when every one of its targets has
         // a pull answer and its answers are final (pyright): its other work, such
         // as analysing the many files a large project opened, is not ours to await.
+        // When the quiet period of the first busy server runs out: the loop looks
+        // again then, not a tick later.
+        let mut wake = now + TICK;
         let busy: Vec<usize> = servers
             .iter()
             .copied()
@@ -101,7 +118,25 @@ pub fn settle_prefetching(
                                 .get(&t.path)
                                 .is_some_and(|d| d.pulled.is_some())
                         });
-                !(s.is_dead() || s.settled(now) || answered)
+                // Every file of this server has a positive sign: only the rest of
+                // the burst its last answer came in is left to wait for.
+                let confirmed = targets
+                    .iter()
+                    .zip(&signs)
+                    .filter(|(t, _)| t.server == i)
+                    .all(|(_, f)| *f == Fresh::Confirmed);
+                let quiet = if confirmed {
+                    s.spec.wait.confirmed_quiet()
+                } else {
+                    s.spec.wait.quiet
+                };
+                let done = s.is_dead() || s.settled_after(now, quiet) || answered;
+                let quiet_ends = s.last_message + quiet;
+                if !done && s.settled_after(quiet_ends, quiet) {
+                    // Only silence is missing (no progress, no pull under way).
+                    wake = wake.min(quiet_ends);
+                }
+                !done
             })
             .collect();
         if (all_fresh && busy.is_empty()) || now >= deadline {
@@ -112,7 +147,7 @@ pub fn settle_prefetching(
                 elapsed: start.elapsed(),
             };
         }
-        pool.pump(deadline.min(now + TICK));
+        pool.pump(deadline.min(wake));
     }
 }
 
@@ -194,39 +229,50 @@ fn observe_latency(pool: &mut Pool, targets: &[Target]) {
     }
 }
 
-fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
+fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     let server = &pool.servers[t.server];
     if server.is_dead() {
-        return false;
+        return Fresh::No;
+    }
+    // clangd: a file whose latest state since the trigger is not "idle" has work
+    // queued or under way, whatever it published before; one whose latest state is
+    // "idle" is done (it publishes nothing when a file's text did not change).
+    let status = server.status.get(&t.path).filter(|s| s.seq > t.trigger);
+    match status {
+        Some(s) if !s.idle => return Fresh::No,
+        Some(_) => return Fresh::Confirmed,
+        None => {}
     }
     let Some(diags) = server.diagnostics.get(&t.path) else {
-        return false;
+        return Fresh::No;
     };
     if server.pull {
         // The pull answer is the server's final word on the file.
         if let Some(p) = &diags.pulled {
-            return p.sent_seq >= t.trigger && p.sent_seq >= refresh_seq(server);
+            let answered = p.sent_seq >= t.trigger && p.sent_seq >= refresh_seq(server);
+            return if answered {
+                Fresh::Confirmed
+            } else {
+                Fresh::No
+            };
         }
     }
     let Some(push) = &diags.pushed else {
-        return false;
+        return Fresh::No;
     };
     if push.seq > t.trigger {
         return match (push.version, t.version) {
-            (Some(got), Some(want)) if server.spec.wait.versioned_publish => got == want,
+            (Some(got), Some(want)) if server.spec.wait.versioned_publish => {
+                if got == want {
+                    Fresh::Confirmed
+                } else {
+                    Fresh::No
+                }
+            }
             // No version in the publish, or a server known to send wrong ones:
             // any publish after the trigger, taken once the server settles.
-            _ => true,
+            _ => Fresh::Unconfirmed,
         };
-    }
-    // No publish since the trigger, but the server said it finished the file (clangd's
-    // fileStatus "idle"): its diagnostics did not change.
-    if server
-        .idle
-        .get(&t.path)
-        .is_some_and(|&idle| idle > t.trigger)
-    {
-        return true;
     }
     // No publish since the trigger. typescript-language-server sends nothing when a
     // file's diagnostics were empty and stay empty (and it sends no versions), so
@@ -236,7 +282,7 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
     // "unchanged" there would report stale errors when the server is merely slow.
     // A server that never published the file at all is not trusted this way.
     let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
-    unversioned
+    let silent = unversioned
         && push.diagnostics.is_empty()
         && now.duration_since(t.trigger_at)
             >= server
@@ -244,7 +290,12 @@ fn is_fresh(pool: &Pool, t: &Target, now: Instant) -> bool {
                 .wait
                 .unpublished_after
                 .max(server.publish_latency * 3)
-        && server.settled(now)
+        && server.settled(now);
+    if silent {
+        Fresh::Unconfirmed
+    } else {
+        Fresh::No
+    }
 }
 
 fn explain(

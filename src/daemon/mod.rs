@@ -655,11 +655,11 @@ impl Daemon {
             if self.pool.is_retired(i) || server.is_dead() {
                 continue;
             }
-            for (path, held) in &server.diagnostics {
+            for path in server.diagnostics.keys() {
                 if query.path.as_ref().is_some_and(|p| !path.starts_with(p)) {
                     continue;
                 }
-                let diagnostics = held.current();
+                let diagnostics = server.diagnostics_of(path);
                 if diagnostics.is_empty() && !server.docs.contains_key(path) {
                     continue;
                 }

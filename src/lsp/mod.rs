@@ -12,6 +12,7 @@ mod cache;
 pub mod encoding;
 pub mod restart;
 pub mod transport;
+pub mod tsserver;
 pub mod uri;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -102,6 +103,14 @@ impl FileDiagnostics {
     }
 }
 
+/// A file's last state in clangd's `textDocument/clangd.fileStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStatus {
+    /// The pool clock when it arrived.
+    pub seq: u64,
+    pub idle: bool,
+}
+
 /// One work-done progress under way.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
@@ -114,7 +123,16 @@ pub struct Progress {
 #[derive(Debug, Clone)]
 enum Pending {
     Initialize,
-    Pull { path: PathBuf, sent_seq: u64 },
+    Pull {
+        path: PathBuf,
+        sent_seq: u64,
+    },
+    /// One of the three requests of a pull through tsserver ([`tsserver::KINDS`]).
+    TsserverPull {
+        path: PathBuf,
+        sent_seq: u64,
+        slot: usize,
+    },
     Shutdown,
 }
 
@@ -135,6 +153,10 @@ pub struct Server {
     /// first: so registrations are tracked by id).
     pub pull: bool,
     static_pull: bool,
+    /// Pulls go to tsserver through typescript-language-server (see
+    /// [`tsserver`]); the answers of pulls under way, by file.
+    tsserver_pull: bool,
+    tsserver_parts: HashMap<PathBuf, tsserver::Parts>,
     /// Dynamic registrations in force: id → method.
     registrations: HashMap<String, String>,
     pub docs: HashMap<PathBuf, Document>,
@@ -156,10 +178,11 @@ pub struct Server {
     /// is the server's bug, not ours to wait for.
     pub logs: VecDeque<(i32, String)>,
     pub shown: VecDeque<(i32, String)>,
-    /// clangd's `textDocument/clangd.fileStatus`: pool clock of the last "idle" per
-    /// file. clangd publishes nothing for a file whose rebuild changed nothing, and
-    /// says "idle" after any publish, so idle after a change means "done".
-    pub idle: HashMap<PathBuf, u64>,
+    /// clangd's `textDocument/clangd.fileStatus`: the last state of each file.
+    /// clangd publishes nothing for a file whose text did not change, and says
+    /// "idle" after any publish, so a file whose latest state after a change is
+    /// "idle" is done with it; any other state means work queued or under way.
+    pub status: HashMap<PathBuf, FileStatus>,
     /// The unit of the server's `character` offsets; stored positions are UTF-16.
     pub encoding: encoding::Encoding,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
@@ -214,10 +237,39 @@ impl Server {
     /// True when no progress is under way and the server has been silent for its
     /// quiet period.
     pub fn settled(&self, now: Instant) -> bool {
+        self.settled_after(now, self.spec.wait.quiet)
+    }
+
+    /// True when no progress is under way and the server has been silent for `quiet`.
+    pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
         self.progress.is_empty()
             && self.quiescent != Some(false)
             && self.pulls_in_flight.is_empty()
-            && now.duration_since(self.last_message) >= self.spec.wait.quiet
+            && now.duration_since(self.last_message) >= quiet
+    }
+
+    /// What the server says about `path` now.
+    pub fn diagnostics_of(&self, path: &Path) -> Vec<Diagnostic> {
+        let Some(held) = self.diagnostics.get(path) else {
+            return Vec::new();
+        };
+        if self.spec.wait.tsserver_pull
+            && let (Some(pulled), Some(pushed)) = (&held.pulled, &held.pushed)
+        {
+            // typescript-language-server: a pull and a push are two routes to the
+            // same answer, so the newer counts, not both. A pull sent after the
+            // file's last change is the answer for its text; a push arriving after
+            // it may come from a check that started before the change.
+            let changed = self.docs.get(path).map(|d| d.changed_at);
+            let pull_is_current =
+                pulled.sent_seq > pushed.seq || changed.is_some_and(|c| pulled.sent_seq > c);
+            return if pull_is_current {
+                pulled.diagnostics.clone()
+            } else {
+                pushed.diagnostics.clone()
+            };
+        }
+        held.current()
     }
 
     pub fn is_dead(&self) -> bool {
@@ -246,6 +298,7 @@ impl Server {
         self.state = ServerState::Dead(reason);
         self.died_at = Some(Instant::now());
         self.pulls_in_flight.clear();
+        self.tsserver_parts.clear();
         self.pending.clear();
         self.progress.clear();
     }
@@ -315,6 +368,8 @@ impl Pool {
             held: Vec::new(),
             pull: false,
             static_pull: false,
+            tsserver_pull: false,
+            tsserver_parts: HashMap::new(),
             registrations: HashMap::new(),
             docs: HashMap::new(),
             diagnostics: HashMap::new(),
@@ -327,7 +382,7 @@ impl Pool {
             pulls_in_flight: HashSet::new(),
             logs: VecDeque::new(),
             shown: VecDeque::new(),
-            idle: HashMap::new(),
+            status: HashMap::new(),
             publish_latency: Duration::ZERO,
             encoding: encoding::Encoding::Utf16,
             garbage: 0,
@@ -454,6 +509,7 @@ impl Pool {
         server.state = ServerState::Dead(reason);
         server.died_at = Some(Instant::now());
         server.pulls_in_flight.clear();
+        server.tsserver_parts.clear();
         server.pending.clear();
         server.progress.clear();
     }
@@ -503,12 +559,35 @@ impl Pool {
         );
     }
 
-    /// Ask for `path`'s diagnostics (`textDocument/diagnostic`).
+    /// Ask for `path`'s diagnostics (`textDocument/diagnostic`, or tsserver's).
     pub fn pull(&mut self, index: usize, path: &Path) {
         self.clock += 1;
         let sent_seq = self.clock;
         let server = &mut self.servers[index];
         if server.is_dead() || server.pulls_in_flight.contains(path) {
+            return;
+        }
+        if server.tsserver_pull {
+            for (slot, kind) in tsserver::KINDS.iter().enumerate() {
+                let id = server.next_request_id();
+                server.pending.insert(
+                    id.clone(),
+                    Pending::TsserverPull {
+                        path: path.to_path_buf(),
+                        sent_seq,
+                        slot,
+                    },
+                );
+                server.send(Message::Request(Request::new(
+                    id,
+                    "workspace/executeCommand".into(),
+                    tsserver::request(kind, path),
+                )));
+            }
+            server
+                .tsserver_parts
+                .insert(path.to_path_buf(), tsserver::Parts::new(sent_seq));
+            server.pulls_in_flight.insert(path.to_path_buf());
             return;
         }
         let id = server.next_request_id();
@@ -640,6 +719,10 @@ fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
                 if caps.get("diagnosticProvider").is_some_and(|v| !v.is_null()) {
                     server.static_pull = true;
                     server.pull = true;
+                } else if server.spec.wait.tsserver_pull && tsserver::offered(&caps) {
+                    server.tsserver_pull = true;
+                    server.static_pull = true;
+                    server.pull = true;
                 }
                 server.state = ServerState::Ready;
                 server.ready_at = Some(Instant::now());
@@ -694,6 +777,54 @@ fn handle_response(server: &mut Server, resp: Response, _clock: u64) {
                             sent_seq,
                         });
                     }
+                }
+            }
+        }
+        Pending::TsserverPull {
+            path,
+            sent_seq,
+            slot,
+        } => {
+            let answer = match resp.response_result {
+                Ok(result) => tsserver::diagnostics(&result),
+                Err(e) => Err(e.message),
+            };
+            match answer {
+                Ok(diagnostics) => {
+                    let Some(parts) = server.tsserver_parts.get_mut(&path) else {
+                        return;
+                    };
+                    if parts.sent_seq != sent_seq {
+                        return;
+                    }
+                    if let Some(all) = parts.add(slot, diagnostics) {
+                        server.tsserver_parts.remove(&path);
+                        server.pulls_in_flight.remove(&path);
+                        server.diagnostics.entry(path).or_default().pulled = Some(Pulled {
+                            diagnostics: all,
+                            sent_seq,
+                        });
+                    }
+                }
+                Err(why) => {
+                    // The route does not work here (an older server, a file outside
+                    // every project): wait for pushes, as without it.
+                    push_ring(
+                        &mut server.logs,
+                        LOG_RING,
+                        (
+                            2,
+                            format!(
+                                "lspgate: pull of {} through tsserver failed, waiting for pushes instead: {why}",
+                                path.display()
+                            ),
+                        ),
+                    );
+                    server.tsserver_pull = false;
+                    server.static_pull = false;
+                    server.update_pull();
+                    server.tsserver_parts.clear();
+                    server.pulls_in_flight.clear();
                 }
             }
         }
@@ -827,8 +958,8 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
                 .and_then(|u| u.as_str())
                 .and_then(|u| lsp_types::Url::parse(u).ok())
                 .and_then(|u| uri::to_path(&u));
-            if let (true, Some(path)) = (idle, path) {
-                server.idle.insert(path, clock);
+            if let Some(path) = path {
+                server.status.insert(path, FileStatus { seq: clock, idle });
             }
         }
         "experimental/serverStatus" => {
