@@ -681,3 +681,87 @@ fn clangd_dry_run_of_a_header_says_its_dependents_were_not_rechecked() {
         "a dry run wrote the header\n{out}"
     );
 }
+
+/// typescript-language-server's diagnostics are pulled from tsserver
+/// (`typescript.tsserverRequest`); the pull must say exactly what the server pushes
+/// for the same text, or the before and after of a run would differ for nothing. On
+/// a file with an error, an unused parameter (a suggestion with a tag) and a related
+/// location, the pulled list and the next push are compared field by field.
+#[test]
+fn tsls_pull_through_tsserver_equals_its_push() {
+    use lspgate::lsp::Pool;
+    use std::time::Instant;
+
+    if !installed(&TSLS) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical temp dir");
+    fs::write(
+        root.join("tsconfig.json"),
+        r#"{ "compilerOptions": { "strict": true, "noEmit": true, "types": [] } }"#,
+    )
+    .expect("write tsconfig");
+    let path = root.join("a.ts");
+    let text = "export function f(unused: number): string {\n  return 1;\n}\n\
+                const o: { a: string } = { a: 1 };\nexport { o };\nf();\n";
+    fs::write(&path, text).expect("write a.ts");
+
+    let spec = lspgate::servers::builtin()
+        .into_iter()
+        .find(|s| s.name == "typescript-language-server")
+        .expect("built-in entry");
+    let program = lspgate::config::which(&spec.command).expect("on PATH");
+    let mut pool = Pool::new();
+    let s = pool.start(&spec, &program, &root).expect("start");
+    pool.open_or_change(s, &path, text);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let has = |pool: &Pool, pulled: bool| {
+        pool.servers[s].diagnostics.get(&path).is_some_and(|d| {
+            if pulled {
+                d.pulled.is_some()
+            } else {
+                d.pushed.is_some()
+            }
+        })
+    };
+    while Instant::now() < deadline && !(pool.servers[s].pull && has(&pool, false)) {
+        pool.pump(Instant::now() + Duration::from_millis(50));
+    }
+    assert!(
+        pool.servers[s].pull,
+        "typescript.tsserverRequest was not offered"
+    );
+    pool.pull(s, &path);
+    while Instant::now() < deadline && !has(&pool, true) {
+        pool.pump(Instant::now() + Duration::from_millis(50));
+    }
+    let held = pool.servers[s].diagnostics.get(&path).expect("diagnostics");
+    let pulled = held
+        .pulled
+        .as_ref()
+        .expect("pull answered")
+        .diagnostics
+        .clone();
+    let pushed = held.pushed.as_ref().expect("pushed").diagnostics.clone();
+    pool.shutdown_all(Duration::from_secs(5));
+
+    let key = |d: &lsp_types::Diagnostic| serde_json::to_string(d).expect("serialise");
+    let mut pulled: Vec<String> = pulled.iter().map(key).collect();
+    let mut pushed: Vec<String> = pushed.iter().map(key).collect();
+    pulled.sort();
+    pushed.sort();
+    assert!(
+        pulled.len() >= 3,
+        "expected two errors and a hint: {pulled:#?}"
+    );
+    assert!(
+        pulled.iter().any(|d| d.contains("\"tags\":[1]")),
+        "no tagged suggestion: {pulled:#?}"
+    );
+    assert!(
+        pulled.iter().any(|d| d.contains("relatedInformation")),
+        "no related location: {pulled:#?}"
+    );
+    assert_eq!(pulled, pushed, "pulled and pushed diagnostics differ");
+}
