@@ -3,9 +3,14 @@
 //! opened, so these are the files the waits open and ask about.
 //!
 //! A file is a candidate when it names an edited module (its file stem: Python and
-//! TypeScript imports, C includes, Rust `mod`/`use`) or a symbol the edit defined or
-//! removed, or (Go) shares the edited file's package directory. Importers of those
-//! importers follow, one level, because breaks travel through inferred types.
+//! TypeScript imports, Rust `mod`/`use`) or a symbol the edit defined or removed, or
+//! (Go) shares the edited file's package directory. Importers of those importers
+//! follow, one level, because breaks travel through inferred types.
+//!
+//! C and C++ differ: a file is checked against the files it includes and nothing
+//! else, so the candidates of an edited C-family file are the files that `#include`
+//! it, and the files including those (one level). A source file nobody includes
+//! breaks no other file, whatever symbols they share (that is the linker's business).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,7 +39,13 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
     let mut stems: BTreeSet<String> = BTreeSet::new();
     let mut symbols: BTreeSet<String> = BTreeSet::new();
     let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    // File names of edited C-family files, as an `#include` names them.
+    let mut included: BTreeSet<String> = BTreeSet::new();
     for e in edited {
+        if is_c_family(e.path) {
+            included.extend(file_name(e.path));
+            continue;
+        }
         stems.extend(module_names(e.path));
         symbols.extend(changed_symbols(
             e.before.unwrap_or(""),
@@ -57,6 +68,8 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         let mut score = 0;
         if path.parent().is_some_and(|d| dirs.contains(d)) {
             score = 3;
+        } else if included.iter().any(|f| includes(&text, f)) {
+            score = 2;
         } else if stems.iter().any(|s| contains_word(&text, s)) {
             score = 2;
         } else if symbols.iter().any(|s| contains_word(&text, s)) {
@@ -74,13 +87,18 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         .filter(|(_, s)| **s >= 2)
         .map(|(p, _)| p.clone())
         .collect();
-    let second: BTreeSet<String> = level1.iter().flat_map(|p| module_names(p)).collect();
-    if !second.is_empty() {
+    let (c_level1, other_level1): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        level1.iter().partition(|p| is_c_family(p));
+    let second: BTreeSet<String> = other_level1.iter().flat_map(|p| module_names(p)).collect();
+    let second_included: BTreeSet<String> = c_level1.iter().filter_map(|p| file_name(p)).collect();
+    if !second.is_empty() || !second_included.is_empty() {
         for (path, text) in &texts {
             if scores.contains_key(path) {
                 continue;
             }
-            if second.iter().any(|s| contains_word(text, s)) {
+            if second_included.iter().any(|f| includes(text, f))
+                || (!is_c_family(path) && second.iter().any(|s| contains_word(text, s)))
+            {
                 scores.insert(path.clone(), 1);
             }
         }
@@ -121,6 +139,59 @@ fn walk(root: &Path, extensions: &[String], skip: &HashSet<&Path>) -> Vec<PathBu
         out.push(path.to_path_buf());
     }
     out
+}
+
+/// C and C++ sources and headers (and Objective-C, which clangd also checks).
+fn is_c_family(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some(
+            "c" | "h"
+                | "cc"
+                | "cpp"
+                | "cxx"
+                | "c++"
+                | "hpp"
+                | "hh"
+                | "hxx"
+                | "h++"
+                | "ipp"
+                | "inl"
+                | "tpp"
+                | "m"
+                | "mm"
+        )
+    )
+}
+
+fn file_name(path: &Path) -> Option<String> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+}
+
+/// Whether `text` has an `#include` (or `#import`) of a file named `name`, by itself
+/// or at the end of a path: `"a.h"`, `<lib/a.h>`.
+fn includes(text: &str, name: &str) -> bool {
+    text.lines().any(|line| {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        let Some(rest) = rest
+            .strip_prefix("include")
+            .or_else(|| rest.strip_prefix("import"))
+        else {
+            return false;
+        };
+        let target = rest
+            .trim_start()
+            .trim_start_matches(['"', '<'])
+            .split(['"', '>'])
+            .next()
+            .unwrap_or("");
+        target == name || target.ends_with(&format!("/{name}"))
+    })
 }
 
 /// The names other files use to refer to `path`: its stem (`greeting` for
@@ -295,6 +366,48 @@ mod tests {
         assert!(!contains_word("from greetings import x", "greeting"));
         assert!(contains_word("#include \"a.h\"", "a.h"));
         assert!(!contains_word("int aa;", "a"));
+    }
+
+    #[test]
+    fn c_dependents_are_includers_not_namesakes() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let root = dir.path();
+        std::fs::write(root.join("a.h"), "int greet(int);\n")?;
+        std::fs::write(
+            root.join("a.c"),
+            "#include \"a.h\"\nint greet(int n) { return n; }\n",
+        )?;
+        std::fs::write(root.join("b.h"), "#include <lib/a.h>\n")?;
+        std::fs::write(root.join("b.c"), "  #  include \"b.h\"\nint x = 1;\n")?;
+        std::fs::write(
+            root.join("c.c"),
+            "int greet(int);\nint y(void) { return greet(1); }\n",
+        )?;
+        std::fs::write(root.join("d.c"), "#include \"data.h\" // not a.h\n")?;
+        let exts: Vec<String> = ["c", "h"].iter().map(|e| e.to_string()).collect();
+        let header = root.join("a.h");
+        let edited = [Edited {
+            path: &header,
+            before: Some("int greet(int);\n"),
+            after: Some("int greet(int, int);\n"),
+        }];
+        let got = scan(root, &edited, &exts, 10);
+        assert_eq!(
+            got,
+            vec![root.join("a.c"), root.join("b.h"), root.join("b.c")],
+            "includers first, then the includers of an including header"
+        );
+        let source = root.join("a.c");
+        let edited = [Edited {
+            path: &source,
+            before: Some("int greet(int n) { return n; }\n"),
+            after: Some("int greet(int n) { return n + 1; }\n"),
+        }];
+        assert!(
+            scan(root, &edited, &exts, 10).is_empty(),
+            "a source file nobody includes breaks no other file"
+        );
+        Ok(())
     }
 
     #[test]

@@ -266,9 +266,9 @@ pub fn builtin() -> Vec<ServerSpec> {
             settings: json!({}),
             initialization_options: Some(json!({ "clangdFileStatus": true })),
             // clangd reports each file's state (textDocument/clangd.fileStatus): a
-            // file is done when its latest state is "idle"; the states flap
-            // (idle, then "parsing includes" in the same millisecond) while a save
-            // makes it recheck its open files, which the short quiet covers.
+            // file with a publish of our version is done once its state is back to
+            // "idle"; the short quiet covers the rest of the burst. "idle" with
+            // nothing published waits out the full quiet (see wait.rs).
             wait: WaitProfile {
                 quiet: Duration::from_millis(150),
                 confirmed_quiet: Some(Duration::from_millis(15)),

@@ -3,11 +3,12 @@
 //!
 //! A file is fresh when the server answered a pull sent after the file's trigger
 //! (the notification that made its diagnostics stale), or pushed a publish after the
-//! trigger carrying the version we sent, or (clangd) its latest state after the
-//! trigger is "idle": these are positive signs ([`Fresh::Confirmed`]). A server that
-//! sends no versions is trusted with any publish after the trigger, and silence after
-//! an empty publish counts as "still empty", but only once it has been quiet for its
-//! full quiet period ([`Fresh::Unconfirmed`]). A server is settled when no work-done
+//! trigger carrying the version we sent (and, for clangd, its latest file state is
+//! "idle"): these are positive signs ([`Fresh::Confirmed`]). A server that sends no
+//! versions is trusted with any publish after the trigger, silence after an empty
+//! publish counts as "still empty", and clangd's "idle" with nothing published as
+//! "unchanged", but only once the server has been quiet for its full quiet period
+//! ([`Fresh::Unconfirmed`]). A server is settled when no work-done
 //! progress is under way and it has been quiet for its quiet period, or for its much
 //! shorter confirmed quiet period when every file has a positive sign; the first
 //! publish that happens to arrive proves nothing on its own.
@@ -235,13 +236,12 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
         return Fresh::No;
     }
     // clangd: a file whose latest state since the trigger is not "idle" has work
-    // queued or under way, whatever it published before; one whose latest state is
-    // "idle" is done (it publishes nothing when a file's text did not change).
+    // queued or under way, whatever it published before. "idle" alone is not a sign
+    // of done: clangd says it between the steps of one rebuild, up to 10 ms before
+    // the publish (measured on a header change).
     let status = server.status.get(&t.path).filter(|s| s.seq > t.trigger);
-    match status {
-        Some(s) if !s.idle => return Fresh::No,
-        Some(_) => return Fresh::Confirmed,
-        None => {}
+    if status.is_some_and(|s| !s.idle) {
+        return Fresh::No;
     }
     let Some(diags) = server.diagnostics.get(&t.path) else {
         return Fresh::No;
@@ -281,6 +281,12 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     // diagnostics is always republished when they change, and taking silence for
     // "unchanged" there would report stale errors when the server is merely slow.
     // A server that never published the file at all is not trusted this way.
+    // Idle since the trigger with nothing published: clangd publishes nothing when a
+    // file's text and includes did not change, so its diagnostics stand, once the
+    // server is quiet for its full quiet period.
+    if status.is_some() {
+        return Fresh::Unconfirmed;
+    }
     let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
     let silent = unversioned
         && push.diagnostics.is_empty()
