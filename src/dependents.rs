@@ -68,9 +68,9 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         let mut score = 0;
         if path.parent().is_some_and(|d| dirs.contains(d)) {
             score = 3;
-        } else if included.iter().any(|f| includes(&text, f)) {
-            score = 2;
-        } else if stems.iter().any(|s| contains_word(&text, s)) {
+        } else if included.iter().any(|f| includes(&text, f))
+            || stems.iter().any(|s| contains_word(&text, s))
+        {
             score = 2;
         } else if symbols.iter().any(|s| contains_word(&text, s)) {
             score = 1;
