@@ -409,6 +409,158 @@ mod server {
         let mut server = LspProcess::fake(&["--mode", "no-such-mode"], dir.path());
         assert_eq!(server.wait().code(), Some(2));
     }
+
+    /// The next `textDocument/clangd.fileStatus` or publish, as `(state, version,
+    /// messages)`: a state has no version nor messages, a publish no state.
+    fn status_or_publish(server: &LspProcess) -> (String, Value, Vec<String>) {
+        let frame = server.expect(|f| {
+            matches!(f, Frame::Message(Message::Notification(n))
+                if n.method == "textDocument/clangd.fileStatus"
+                    || n.method == "textDocument/publishDiagnostics")
+        });
+        let Frame::Message(Message::Notification(not)) = frame else {
+            unreachable!()
+        };
+        let state = not.params["state"].as_str().unwrap_or_default().to_owned();
+        let texts = match &not.params["diagnostics"] {
+            Value::Null => Vec::new(),
+            list => messages(list).into_iter().map(str::to_owned).collect(),
+        };
+        (state, not.params["version"].clone(), texts)
+    }
+
+    #[test]
+    fn file_status_mode_flaps_before_the_full_publish() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, _) = start(&dir, &["--mode", "file-status=50"]);
+        let a = uri(&dir, "a.fake");
+        let status = |state: &str| (state.to_owned(), Value::Null, Vec::new());
+        let publish =
+            |version: i32, texts: &[&str]| (String::new(), json!(version), strings(texts));
+        let expected_for = |version: i32| {
+            vec![
+                status("file is queued"),
+                publish(version, &["w"]),
+                status("idle"),
+                status("parsing includes"),
+                publish(version, &["w", "e"]),
+                status("idle"),
+            ]
+        };
+        open(&mut server, &a, 1, "WARN w\nERROR e\n");
+        let got: Vec<_> = (0..6).map(|_| status_or_publish(&server)).collect();
+        assert_eq!(got, expected_for(1));
+        change(&mut server, &a, 2, "WARN w\nERROR e\nfine\n");
+        let got: Vec<_> = (0..6).map(|_| status_or_publish(&server)).collect();
+        assert_eq!(got, expected_for(2));
+    }
+
+    #[test]
+    fn idle_early_mode_says_idle_before_it_publishes() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, _) = start(&dir, &["--mode", "idle-early=50"]);
+        let a = uri(&dir, "a.fake");
+        open(&mut server, &a, 4, "ERROR e\n");
+        let got: Vec<_> = (0..4).map(|_| status_or_publish(&server)).collect();
+        assert_eq!(
+            got,
+            [
+                ("file is queued".to_owned(), Value::Null, Vec::new()),
+                ("idle".to_owned(), Value::Null, Vec::new()),
+                (String::new(), json!(4), strings(&["e"])),
+                ("idle".to_owned(), Value::Null, Vec::new()),
+            ]
+        );
+    }
+
+    fn strings(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn two_pass_mode_publishes_the_errors_then_everything() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, _) = start(&dir, &["--mode", "two-pass=50"]);
+        let a = uri(&dir, "a.fake");
+        open(&mut server, &a, 3, "WARN w\nERROR e\n");
+        for expected in [vec!["e"], vec!["w", "e"]] {
+            let publish = server.expect_publish(&a);
+            assert_eq!(publish["version"], 3, "{publish}");
+            assert_eq!(messages(&publish["diagnostics"]), expected, "{publish}");
+        }
+    }
+
+    fn tsserver_request(server: &mut LspProcess, kind: &str, file: &str) -> Value {
+        server.request(
+            "workspace/executeCommand",
+            json!({"command": "typescript.tsserverRequest", "arguments": [kind, {"file": file}]}),
+        )
+    }
+
+    #[test]
+    fn tsserver_mode_answers_the_diagnostics_commands() {
+        let dir = TempDir::new().expect("temp dir");
+        let (mut server, init) = start(&dir, &["--mode", "tsserver", "--mode", "silent"]);
+        assert_eq!(
+            init["capabilities"]["executeCommandProvider"]["commands"],
+            json!(["typescript.tsserverRequest"]),
+            "{init}"
+        );
+        let path = dir.path().join("a.fake");
+        let file = path.to_str().expect("a UTF-8 path");
+        // Not open: the disk's text. Then the open document's, not the disk's.
+        fs::write(&path, "ERROR on disk\n").expect("write");
+        let answer = tsserver_request(&mut server, "semanticDiagnosticsSync", file);
+        assert_eq!(answer["body"][0]["text"], "on disk", "{answer}");
+        open(
+            &mut server,
+            &uri(&dir, "a.fake"),
+            1,
+            "fine\n  é ERROR boom\nWARN\n",
+        );
+        let answer = tsserver_request(&mut server, "semanticDiagnosticsSync", file);
+        assert_eq!(
+            answer,
+            json!({
+                "seq": 0, "type": "response", "command": "semanticDiagnosticsSync",
+                "request_seq": 2, "success": true,
+                "body": [
+                    {"start": {"line": 2, "offset": 5}, "end": {"line": 2, "offset": 15},
+                     "text": "boom", "code": 1001, "category": "error"},
+                    {"start": {"line": 3, "offset": 1}, "end": {"line": 3, "offset": 5},
+                     "text": "warning", "code": 6133, "category": "warning"},
+                ],
+            })
+        );
+        for kind in ["syntacticDiagnosticsSync", "suggestionDiagnosticsSync"] {
+            let answer = tsserver_request(&mut server, kind, file);
+            assert_eq!(
+                (&answer["command"], &answer["success"], &answer["body"]),
+                (&json!(kind), &json!(true), &json!([])),
+                "{answer}"
+            );
+        }
+        let id = server.send_request("workspace/executeCommand", json!({"command": "other"}));
+        match server.expect(|f| matches!(f, Frame::Message(Message::Response(_)))) {
+            Frame::Message(Message::Response(resp)) => {
+                assert_eq!(resp.id, id);
+                assert!(resp.response_result.is_err(), "{resp:?}");
+            }
+            _ => unreachable!(),
+        }
+
+        let (mut failing, init) = start(&dir, &["--mode", "tsserver-fails"]);
+        assert!(
+            init["capabilities"]["executeCommandProvider"].is_object(),
+            "{init}"
+        );
+        let answer = tsserver_request(&mut failing, "semanticDiagnosticsSync", file);
+        assert_eq!(
+            (&answer["success"], &answer["message"]),
+            (&json!(false), &json!("No Project.")),
+            "{answer}"
+        );
+    }
 }
 
 mod harness {
@@ -1073,4 +1225,277 @@ fn missing_server_is_an_incomplete_check() {
     out.assert_code(3).assert_elapsed_below(FAST_BOUND);
     assert!(out.notes().iter().any(|n| n.contains("fake")), "{out}");
     assert_eq!(out.file("a.fake"), CLEAN);
+}
+
+// ---------------------------------------------------------------------------------
+// How waits end (src/wait.rs): a positive sign that a file is done (a pull answer, a
+// publish echoing our version, clangd's latest state "idle") needs only the server's
+// confirmed quiet period, which only some built-in profiles shorten. The fake server
+// takes a built-in's profile by replacing that entry's command (`fake_server_as`).
+
+/// clangd's profile (confirmed quiet 15 ms): after the change the fake says "file is
+/// queued", publishes a first pass with our version but without the error, flaps
+/// ("idle", then "parsing includes"), and only 150 ms later publishes the error and
+/// says "idle". The file was clean before, so ending the wait on the first pass or on
+/// the flap's "idle" would report nothing and exit 0: only the latest state counts.
+#[test]
+fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
+    let out = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server_as("clangd", &["--mode", "file-status=150"])
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "one\nx ERROR boom\n",
+            "--format",
+            "json",
+        ])
+        .args(LONG)
+        .run();
+    out.assert_code(1).assert_elapsed_below(LONG_BOUND);
+    let report = out.json();
+    assert_eq!(report["servers"][0]["name"], "clangd", "{report:#}");
+    assert_eq!(report["servers"][0]["status"], "ok", "{report:#}");
+    assert_eq!(report["timed_out"], false, "{report:#}");
+    assert_eq!(
+        json_file(&report, "a.fake")["diagnostics"],
+        serde_json::json!([{
+            "severity": "Error", "message": "boom", "source": "fake", "code": "E1", "new": true,
+            "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 12}},
+        }]),
+        "{report:#}"
+    );
+    out.assert_no_orphans();
+}
+
+/// clangd's "idle" with nothing published since the change is no positive sign
+/// (clangd says it between the steps of one rebuild): it waits out the full quiet
+/// period (150 ms), in which the publish of the error, 50 ms after that "idle", comes.
+/// Taken as done after the short confirmed quiet, the wait would end with the clean
+/// diagnostics from before the edit and exit 0.
+#[test]
+fn clangd_idle_before_any_publish_is_not_done() {
+    let out = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server_as("clangd", &["--mode", "idle-early=50"])
+        .args(["write", "a.fake", "--content", "one\nx ERROR boom\n"])
+        .args(LONG)
+        .run();
+    out.assert_code(1).assert_elapsed_below(LONG_BOUND);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec!["Error: a.fake:2:1 [fake][E1] boom"]),
+        "{out}"
+    );
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    out.assert_no_orphans();
+}
+
+/// The default profile has no short confirmed quiet: a publish echoing our version is
+/// a positive sign, but the wait still waits out the full quiet period (300 ms), so
+/// the second pass of a server that publishes a file twice per change (here 100 ms
+/// later, with the same version, adding the warning) is in the report.
+#[test]
+fn the_default_profile_waits_its_full_quiet_after_a_versioned_publish() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "two-pass=100"])
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "one\nERROR boom\nWARN careful\n",
+        ])
+        .args(LONG)
+        .run();
+    out.assert_code(1).assert_elapsed_below(LONG_BOUND);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec![
+            "Error: a.fake:2:1 [fake][E1] boom",
+            "Warn: a.fake:3:1 [fake][W1] careful",
+        ]),
+        "{out}"
+    );
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    out.assert_no_orphans();
+}
+
+const TSLS: &str = "typescript-language-server";
+
+/// The `workspace/executeCommand` tsserver requests the fake server got for `file`
+/// (a path ending), by kind.
+fn tsserver_requests(out: &crate::support::Output, file: &str) -> Vec<String> {
+    out.fake_log()
+        .iter()
+        .filter(|e| e["event"] == "recv" && e["method"] == "workspace/executeCommand")
+        .filter(|e| e["command"] == "typescript.tsserverRequest")
+        .filter(|e| {
+            e["arguments"][1]["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with(file))
+        })
+        .filter_map(|e| e["arguments"][0].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// typescript-language-server's profile: the server offers `typescript.tsserverRequest`,
+/// so a file's diagnostics are pulled from tsserver's three `*DiagnosticsSync`
+/// commands and converted (1-based line and offset to 0-based). The fake's pushes come
+/// 8 s late, after every wait has run out: only the pull route can give a complete
+/// report, with the error where tsserver puts it (from the word, not column 0 as the
+/// pushes would) and its numeric code.
+#[test]
+fn typescript_language_server_is_pulled_through_tsserver() {
+    let out = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server_as(TSLS, &["--mode", "tsserver", "--mode", "slow-publish=8000"])
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "one\n  x ERROR boom\n",
+            "--format",
+            "json",
+        ])
+        .args(FAST)
+        .run();
+    out.assert_code(1).assert_elapsed_below(FAST_BOUND);
+    let report = out.json();
+    assert_eq!(report["servers"][0]["name"], TSLS, "{report:#}");
+    assert_eq!(report["servers"][0]["status"], "ok", "{report:#}");
+    assert_eq!(
+        (report["exit_code"].clone(), report["timed_out"].clone()),
+        (1.into(), false.into()),
+        "{report:#}"
+    );
+    assert_eq!(
+        json_file(&report, "a.fake")["diagnostics"],
+        serde_json::json!([{
+            "severity": "Error", "message": "boom", "source": "typescript", "code": 1001,
+            "new": true,
+            "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 14}},
+        }]),
+        "{report:#}"
+    );
+    // Once for the text before the edit, once for the text after it: three commands each.
+    let mut kinds = tsserver_requests(&out, "/a.fake");
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            "semanticDiagnosticsSync",
+            "semanticDiagnosticsSync",
+            "suggestionDiagnosticsSync",
+            "suggestionDiagnosticsSync",
+            "syntacticDiagnosticsSync",
+            "syntacticDiagnosticsSync",
+        ],
+        "{out}"
+    );
+    out.assert_no_orphans();
+
+    // Fixing it: the error seen before the edit (pulled too) is counted as fixed.
+    let out = out
+        .again()
+        .args(["write", "a.fake", "--content", "one\ntwo\n"])
+        .args(FAST)
+        .run();
+    out.assert_code(0).assert_elapsed_below(FAST_BOUND);
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    assert!(
+        out.summary()
+            .iter()
+            .any(|l| l.starts_with("New: 0 errors") && l.contains("fixed 1")),
+        "{out}"
+    );
+    out.assert_no_orphans();
+}
+
+/// When tsserver's answers fail (`success: false`), lspgate falls back to the pushes
+/// (prompt, unversioned): the report is complete and has the pushed error (column 1,
+/// the fake's code), and the run ends when the server settles, not at a timeout.
+#[test]
+fn a_failing_tsserver_route_falls_back_to_pushes() {
+    let out = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server_as(TSLS, &["--mode", "tsserver-fails", "--mode", "no-version"])
+        .args(["write", "a.fake", "--content", "one\n  x ERROR boom\n"])
+        .args(LONG)
+        .args(["--startup-timeout", "20s"])
+        .run();
+    out.assert_code(1).assert_elapsed_below(LONG_BOUND);
+    assert_eq!(
+        out.block("file_diagnostics"),
+        Some(vec!["Error: a.fake:2:1 [fake][E1] boom"]),
+        "{out}"
+    );
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    assert!(
+        !tsserver_requests(&out, "/a.fake").is_empty(),
+        "the tsserver route was never tried\n{out}"
+    );
+    out.assert_no_orphans();
+}
+
+/// Stops the test's daemon when dropped, pass or fail (bounded; the daemon's short
+/// idle timeout is the backstop).
+struct DaemonGuard(std::process::Command);
+
+impl DaemonGuard {
+    fn new(test: &Test) -> DaemonGuard {
+        let mut stop = test.to_command();
+        stop.args(["daemon", "stop"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        DaemonGuard(stop)
+    }
+}
+
+impl Drop for DaemonGuard {
+    fn drop(&mut self) {
+        let Ok(mut child) = self.0.spawn() else {
+            return;
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// The fallback is logged: `lspgate logs` (from the warm daemon) says the tsserver route
+/// failed, why, and that lspgate waits for pushes instead.
+#[test]
+fn the_tsserver_fallback_is_in_the_logs() {
+    let test = Test::new()
+        .file("a.fake", "one\ntwo\n")
+        .fake_server_as(TSLS, &["--mode", "tsserver-fails", "--mode", "no-version"])
+        .with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let out = test
+        .args(["write", "a.fake", "--content", "one\n  x ERROR boom\n"])
+        .args(LONG)
+        .run();
+    out.assert_code(1)
+        .assert_elapsed_below(LONG_BOUND)
+        .stdout_contains("Error: a.fake:2:1 [fake][E1] boom");
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+
+    let logs = out.again().args(["logs", "--level", "warning"]).run();
+    logs.assert_code(0);
+    let path = logs.workspace().join("a.fake");
+    logs.stdout_contains(&format!(
+        "{TSLS} [warning] lspgate: pull of {} through tsserver failed, waiting for pushes \
+         instead: tsserver said: No Project.",
+        path.display()
+    ));
+
+    let stop = logs.again().args(["daemon", "stop"]).run();
+    stop.assert_code(0);
+    stop.assert_no_orphans();
 }

@@ -95,6 +95,35 @@ struct Modes {
     /// over and over, this many per second (`flood-publish=RATE`; 0: as fast as the
     /// pipe takes them).
     flood_publish: Option<u64>,
+    /// clangd's file states (`textDocument/clangd.fileStatus`, params `{uri, state}`):
+    /// wherever a document would be published, it is `file is queued`, then a first
+    /// pass (its warnings only, with its version), then a flap `idle` and at once
+    /// `parsing includes`, then this long later (`file-status=MS`) the full
+    /// diagnostics with its version, then `idle`. Only the latest state tells whether
+    /// the file is done: the first pass and the flap's `idle` are not the answer.
+    file_status: Option<Duration>,
+    /// clangd's file states with `idle` before the publish, as clangd says it between
+    /// the steps of one rebuild: wherever a document would be published, it is `file
+    /// is queued`, `idle`, then this long later (`idle-early=MS`) the diagnostics with
+    /// the version, then `idle` again.
+    idle_early: Option<Duration>,
+    /// Every publish in two passes with the same version: at once without the
+    /// warnings, then this long later (`two-pass=MS`) the full set, as servers that
+    /// diagnose in stages do (gopls's default diagnosticsDelay).
+    two_pass: Option<Duration>,
+    /// typescript-language-server's route to tsserver: `executeCommandProvider` lists
+    /// `typescript.tsserverRequest`, and `workspace/executeCommand` with it and
+    /// `[KIND, {file}]` answers a tsserver response for the document's current text
+    /// (the open document's, else the disk's). `semanticDiagnosticsSync` lists a
+    /// line's `ERROR` (category error, code 1001) and `WARN` (warning, code 6133), each
+    /// from the word to the end of the line (1-based line and UTF-16 offset), with
+    /// the rest of the line as text as in a publish; `syntacticDiagnosticsSync` and
+    /// `suggestionDiagnosticsSync` answer an empty body. Pushes are as without it
+    /// (combine with `slow-publish`, `silent`, `no-version`).
+    tsserver: bool,
+    /// As `tsserver`, but every tsserver request fails: `success: false`, message
+    /// `No Project.`, as tsserver answers for a file outside every project.
+    tsserver_fails: bool,
 }
 
 #[derive(Debug, Default)]
@@ -172,6 +201,8 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
         "invalid-utf8" => &mut modes.invalid_utf8,
         "unknown-methods" => &mut modes.unknown_methods,
         "future-version" => &mut modes.future_version,
+        "tsserver" => &mut modes.tsserver,
+        "tsserver-fails" => &mut modes.tsserver_fails,
         _ => {
             let (name, value) = mode
                 .split_once('=')
@@ -187,6 +218,9 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
                 "bad-headers" => modes.bad_headers = Some(size),
                 "big-logs" => modes.big_logs = Some(size),
                 "flood-publish" => modes.flood_publish = Some(number),
+                "file-status" => modes.file_status = Some(Duration::from_millis(number)),
+                "two-pass" => modes.two_pass = Some(Duration::from_millis(number)),
+                "idle-early" => modes.idle_early = Some(Duration::from_millis(number)),
                 _ => return Err(format!("unknown mode {mode:?}")),
             }
             return Ok(());
@@ -196,7 +230,7 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Stdout, shared by the main loop and the delayed-publish thread; one frame at a time.
+/// Stdout, shared by the main loop and the delayed-message thread; one frame at a time.
 #[derive(Clone)]
 struct Out(Arc<Mutex<io::Stdout>>);
 
@@ -291,7 +325,8 @@ struct Server {
     opts: Options,
     out: Out,
     log: Log,
-    /// Delayed publishes go through this thread, in order (`slow-publish`).
+    /// Delayed messages go through this thread, in order (`slow-publish`,
+    /// `file-status`, `idle-early`, `two-pass`).
     delayed: Option<Sender<(Instant, Message)>>,
     root: Option<PathBuf>,
     /// Open documents by path: clients may spell one file's URI in several ways.
@@ -301,6 +336,8 @@ struct Server {
     shutdown: bool,
     /// The last publish's params per URI, which `flood-publish` sends again and again.
     published: Arc<Mutex<BTreeMap<String, Value>>>,
+    /// The `request_seq` of the next tsserver response (`tsserver`).
+    tsserver_seq: u64,
 }
 
 const PROGRESS_CREATE_ID: &str = "fake-progress-create";
@@ -323,7 +360,12 @@ fn main() {
         thread::spawn(flood_stderr);
     }
     let out = Out(Arc::new(Mutex::new(io::stdout())));
-    let delayed = opts.modes.slow_publish.map(|_| spawn_delayed(out.clone()));
+    let modes = &opts.modes;
+    let delayed = (modes.slow_publish.is_some()
+        || modes.file_status.is_some()
+        || modes.idle_early.is_some()
+        || modes.two_pass.is_some())
+    .then(|| spawn_delayed(out.clone()));
     let mut server = Server {
         log: Log(opts.log.clone()),
         opts,
@@ -334,6 +376,7 @@ fn main() {
         hung: false,
         shutdown: false,
         published: Arc::new(Mutex::new(BTreeMap::new())),
+        tsserver_seq: 0,
     };
     let mut stdin = io::stdin().lock();
     loop {
@@ -459,6 +502,10 @@ impl Server {
         if method == "workspace/didChangeWatchedFiles" {
             event["changes"] = params["changes"].clone();
         }
+        if method == "workspace/executeCommand" {
+            event["command"] = params["command"].clone();
+            event["arguments"] = params["arguments"].clone();
+        }
         self.log.event(event);
         if self.opts.modes.flood_stderr {
             stderr_line(&format!("fake-lsp: received {method}"));
@@ -507,6 +554,16 @@ impl Server {
                     None => Vec::new(),
                 };
                 json!({"kind": "full", "items": items})
+            }
+            "workspace/executeCommand" if modes.tsserver || modes.tsserver_fails => {
+                match self.tsserver_request(&req.params) {
+                    Ok(result) => result,
+                    Err(message) => {
+                        let code = ErrorCode::InvalidParams as i32;
+                        self.out.send(Response::new_err(req.id, code, message));
+                        return;
+                    }
+                }
             }
             _ => {
                 let resp = Response::new_err(
@@ -587,6 +644,9 @@ impl Server {
         });
         if self.opts.pull {
             capabilities["diagnosticProvider"] = json!({"identifier": "fake", "interFileDependencies": true, "workspaceDiagnostics": false});
+        }
+        if self.opts.modes.tsserver || self.opts.modes.tsserver_fails {
+            capabilities["executeCommandProvider"] = json!({"commands": [TSSERVER_REQUEST]});
         }
         json!({"capabilities": capabilities, "serverInfo": {"name": "fake-lsp", "version": "0.1.0"}})
     }
@@ -753,6 +813,50 @@ impl Server {
         ));
     }
 
+    /// `workspace/executeCommand typescript.tsserverRequest [KIND, {file}]`: tsserver's
+    /// response (`tsserver`), or its failure (`tsserver-fails`). An `Err` is a request
+    /// typescript-language-server itself would refuse.
+    fn tsserver_request(&mut self, params: &Value) -> Result<Value, String> {
+        if params["command"] != TSSERVER_REQUEST {
+            return Err(format!("unknown command {}", params["command"]));
+        }
+        let (Some(kind), Some(file)) = (
+            params["arguments"][0].as_str(),
+            params["arguments"][1]["file"].as_str(),
+        ) else {
+            return Err(format!("bad arguments {}", params["arguments"]));
+        };
+        self.tsserver_seq += 1;
+        let mut response = json!({
+            "seq": 0, "type": "response", "command": kind, "request_seq": self.tsserver_seq,
+        });
+        if self.opts.modes.tsserver_fails {
+            response["success"] = json!(false);
+            response["message"] = json!("No Project.");
+            return Ok(response);
+        }
+        let body = match kind {
+            "semanticDiagnosticsSync" => {
+                let path = PathBuf::from(file);
+                let text = match self.docs.get(&path) {
+                    Some(doc) => Some(doc.text.clone()),
+                    None => fs::read_to_string(&path).ok(),
+                };
+                text.map(|text| tsserver_diagnostics(&text))
+                    .unwrap_or_default()
+            }
+            "syntacticDiagnosticsSync" | "suggestionDiagnosticsSync" => Vec::new(),
+            _ => {
+                response["success"] = json!(false);
+                response["message"] = json!(format!("Unrecognized JSON command: {kind}"));
+                return Ok(response);
+            }
+        };
+        response["success"] = json!(true);
+        response["body"] = json!(body);
+        Ok(response)
+    }
+
     /// Publishes every open document: anything may have changed what they depend on.
     fn publish_all(&self) {
         if self.opts.pull || self.opts.modes.silent {
@@ -770,7 +874,33 @@ impl Server {
             } else {
                 Some(doc.version)
             };
-            self.publish(&doc.uri, version, diagnostics(&doc.text, &defs));
+            let all = diagnostics(&doc.text, &defs);
+            // The diagnostics of one severity: 1 error, 2 warning.
+            let only = |severity: u8| -> Vec<Value> {
+                all.iter()
+                    .filter(|d| d["severity"] == severity)
+                    .cloned()
+                    .collect()
+            };
+            if let Some(delay) = modes.file_status {
+                self.file_status(&doc.uri, "file is queued", Duration::ZERO);
+                self.publish(&doc.uri, version, only(2));
+                // The flap: both in one go, as clangd sends them.
+                self.file_status(&doc.uri, "idle", Duration::ZERO);
+                self.file_status(&doc.uri, "parsing includes", Duration::ZERO);
+                self.publish_after(delay, &doc.uri, version, all);
+                self.file_status(&doc.uri, "idle", delay);
+            } else if let Some(delay) = modes.idle_early {
+                self.file_status(&doc.uri, "file is queued", Duration::ZERO);
+                self.file_status(&doc.uri, "idle", Duration::ZERO);
+                self.publish_after(delay, &doc.uri, version, all);
+                self.file_status(&doc.uri, "idle", delay);
+            } else if let Some(delay) = modes.two_pass {
+                self.publish(&doc.uri, version, only(1));
+                self.publish_after(delay, &doc.uri, version, all);
+            } else {
+                self.publish(&doc.uri, version, all);
+            }
         }
         if self.opts.push_unopened
             && let Some(root) = &self.root
@@ -788,6 +918,36 @@ impl Server {
     }
 
     fn publish(&self, uri: &str, version: Option<i64>, diagnostics: Vec<Value>) {
+        self.publish_after(Duration::ZERO, uri, version, diagnostics);
+    }
+
+    /// `textDocument/clangd.fileStatus` for `uri`, `delay` from now (`file-status`,
+    /// `idle-early`).
+    fn file_status(&self, uri: &str, state: &str, delay: Duration) {
+        let params = json!({"uri": uri, "state": state});
+        let msg = Notification::new("textDocument/clangd.fileStatus".to_owned(), params);
+        self.send_after(delay, msg.into());
+    }
+
+    /// `msg` now, or `delay` from now through the delayed-message thread, after
+    /// whatever it was given before.
+    fn send_after(&self, delay: Duration, msg: Message) {
+        match &self.delayed {
+            Some(delayed) if !delay.is_zero() => {
+                let _ = delayed.send((Instant::now() + delay, msg));
+            }
+            _ => self.out.send(msg),
+        }
+    }
+
+    /// A publish, `delay` (plus `slow-publish`'s delay) from now.
+    fn publish_after(
+        &self,
+        delay: Duration,
+        uri: &str,
+        version: Option<i64>,
+        diagnostics: Vec<Value>,
+    ) {
         if self.opts.pull || self.opts.modes.silent {
             return;
         }
@@ -826,12 +986,8 @@ impl Server {
             "textDocument/publishDiagnostics".to_owned(),
             params,
         ));
-        match (&self.delayed, self.opts.modes.slow_publish) {
-            (Some(delayed), Some(delay)) => {
-                let _ = delayed.send((Instant::now() + delay, msg));
-            }
-            _ => self.out.send(msg),
-        }
+        let slow = self.opts.modes.slow_publish.unwrap_or_default();
+        self.send_after(delay + slow, msg);
     }
 
     /// Every name a `def` line introduces: open documents as they are in memory, the
@@ -909,6 +1065,35 @@ fn diagnostics(text: &str, defs: &HashSet<String>) -> Vec<Value> {
         }
         if let Some(name) = keyword_arg(line, "use").filter(|name| !defs.contains(*name)) {
             add(1, "E2", format!("unknown name {name}"));
+        }
+    }
+    out
+}
+
+/// The command typescript-language-server passes on to tsserver (`tsserver`).
+const TSSERVER_REQUEST: &str = "typescript.tsserverRequest";
+
+/// tsserver's `semanticDiagnosticsSync` body for `text` (`tsserver`): each `ERROR` and
+/// `WARN` from the word to the end of its line, 1-based, offsets in UTF-16 units.
+fn tsserver_diagnostics(text: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let utf16 = |s: &str| s.chars().map(char::len_utf16).sum::<usize>();
+        for (word, category, code, default) in [
+            ("ERROR", "error", 1001, "error"),
+            ("WARN", "warning", 6133, "warning"),
+        ] {
+            if let Some(at) = line.find(word) {
+                let rest = line[at + word.len()..].trim();
+                out.push(json!({
+                    "start": {"line": i + 1, "offset": utf16(&line[..at]) + 1},
+                    "end": {"line": i + 1, "offset": utf16(line) + 1},
+                    "text": if rest.is_empty() { default } else { rest },
+                    "code": code,
+                    "category": category,
+                }));
+            }
         }
     }
     out

@@ -137,6 +137,13 @@ impl Test {
     /// logs what it receives and its pid in the private `fake/` dir, for
     /// `Output::fake_log` and `Output::assert_no_orphans`.
     pub fn fake_server(self, args: &[&str]) -> Test {
+        self.fake_server_as("fake", args)
+    }
+
+    /// [`Test::fake_server`] as the server entry `name`: a built-in's name (`clangd`,
+    /// `typescript-language-server`) replaces that entry's command, arguments and
+    /// extensions, and keeps its wait profile.
+    pub fn fake_server_as(self, name: &str, args: &[&str]) -> Test {
         let fake = self.private("fake");
         let mut all: Vec<String> = vec![
             "--log".into(),
@@ -148,7 +155,8 @@ impl Test {
         // A JSON string is a valid TOML basic string.
         let quote = |s: &str| serde_json::to_string(s).expect("quote a string");
         let config = format!(
-            "[server.fake]\ncommand = {}\nargs = [{}]\nextensions = [\"fake\"]\n",
+            "[server.{}]\ncommand = {}\nargs = [{}]\nextensions = [\"fake\"]\n",
+            quote(name),
             quote(&fake_lsp().display().to_string()),
             all.iter()
                 .map(|arg| quote(arg))
