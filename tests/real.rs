@@ -736,21 +736,28 @@ fn tsls_pull_through_tsserver_equals_its_push() {
     while Instant::now() < deadline && !has(&pool, true) {
         pool.pump(Instant::now() + Duration::from_millis(50));
     }
-    let held = pool.servers[s].diagnostics.get(&path).expect("diagnostics");
-    let pulled = held
-        .pulled
-        .as_ref()
-        .expect("pull answered")
-        .diagnostics
-        .clone();
-    let pushed = held.pushed.as_ref().expect("pushed").diagnostics.clone();
-    pool.shutdown_all(Duration::from_secs(5));
-
     let key = |d: &lsp_types::Diagnostic| serde_json::to_string(d).expect("serialise");
-    let mut pulled: Vec<String> = pulled.iter().map(key).collect();
-    let mut pushed: Vec<String> = pushed.iter().map(key).collect();
-    pulled.sort();
-    pushed.sort();
+    let sorted = |list: &[lsp_types::Diagnostic]| {
+        let mut keys: Vec<String> = list.iter().map(key).collect();
+        keys.sort();
+        keys
+    };
+    let lists = |pool: &Pool| {
+        let held = pool.servers[s].diagnostics.get(&path).expect("diagnostics");
+        let pulled = held.pulled.as_ref().expect("pull answered");
+        let pushed = held.pushed.as_ref().expect("pushed");
+        (sorted(&pulled.diagnostics), sorted(&pushed.diagnostics))
+    };
+    // A cold server pushes what it has after 50 ms (only the syntax check, say), then
+    // again when the rest is in: its last push is the one to compare.
+    while Instant::now() < deadline && {
+        let (pulled, pushed) = lists(&pool);
+        pulled != pushed
+    } {
+        pool.pump(Instant::now() + Duration::from_millis(50));
+    }
+    let (pulled, pushed) = lists(&pool);
+    pool.shutdown_all(Duration::from_secs(5));
     assert!(
         pulled.len() >= 3,
         "expected two errors and a hint: {pulled:#?}"
