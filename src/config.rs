@@ -553,6 +553,9 @@ impl Layer<'_> {
             if let Some(command) = command {
                 spec.command = command;
                 spec.origin = self.origin;
+                // The built-in's hint installs the built-in's program, not this one;
+                // `fill_defaults` writes one for the new command unless a layer does.
+                spec.install_hint.clear();
             }
             if let Some(args) = args {
                 spec.args = args.clone();
@@ -700,7 +703,27 @@ fn fill_defaults(spec: &mut ServerSpec) {
         }
     }
     if spec.install_hint.is_empty() {
-        spec.install_hint = format!("install {} and put it on PATH", spec.command);
+        spec.install_hint = if is_path(&spec.command) {
+            "check the command's path in the config file that sets it".to_string()
+        } else {
+            format!("install {} and put it on PATH", spec.command)
+        };
+    }
+}
+
+/// Whether a server command names a file (`./bin/server`, `/opt/x/server`) rather
+/// than a program to look up on PATH.
+fn is_path(command: &str) -> bool {
+    Path::new(command).components().count() > 1
+}
+
+/// Why [`which`] found nothing for `command`, for a report: a path that is not an
+/// executable file, or a name not on PATH.
+pub fn not_found(command: &str) -> String {
+    if is_path(command) {
+        format!("`{command}` does not exist or is not executable")
+    } else {
+        format!("`{command}` is not on PATH")
     }
 }
 
@@ -934,7 +957,7 @@ fn which_in(command: &str, path_var: &OsStr) -> Option<PathBuf> {
         return None;
     }
     let as_path = Path::new(command);
-    if as_path.components().count() > 1 || as_path.is_absolute() {
+    if is_path(command) || as_path.is_absolute() {
         return is_executable(as_path).then(|| as_path.to_owned());
     }
     std::env::split_paths(path_var)
@@ -1368,6 +1391,34 @@ mod tests {
         assert_eq!(gopls.origin, Origin::UserConfig);
         assert!(gopls.command.ends_with("bin/gopls") && !gopls.command.starts_with('~'));
         assert_eq!(gopls.args, ["serve"]);
+        assert_eq!(
+            gopls.install_hint, "check the command's path in the config file that sets it",
+            "the built-in's apt hint does not install a program at a path"
+        );
+        assert!(not_found(&gopls.command).ends_with("does not exist or is not executable"));
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        assert_eq!(pyright.install_hint, "npm install -g pyright");
+        assert_eq!(
+            not_found(&pyright.command),
+            "`pyright-langserver` is not on PATH"
+        );
+    }
+
+    #[test]
+    fn a_renamed_command_gets_its_own_install_hint() {
+        let loaded = Fixture::new()
+            .user("[server.pyright]\ncommand = \"my-pyright\"\n")
+            .loaded();
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        assert_eq!(
+            pyright.install_hint,
+            "install my-pyright and put it on PATH"
+        );
+        let loaded = Fixture::new()
+            .user("[server.pyright]\ncommand = \"my-pyright\"\ninstall-hint = \"ask ops\"\n")
+            .loaded();
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        assert_eq!(pyright.install_hint, "ask ops");
     }
 
     fn spec(name: &str, command: &str, ext: &str) -> ServerSpec {

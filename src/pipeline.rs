@@ -153,8 +153,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         let Some(program) = config::which(&g.spec.command) else {
             g.status = ServerStatus::Missing;
             g.detail = Some(format!(
-                "not installed (`{}` not on PATH; install: {})",
-                g.spec.command, g.spec.install_hint
+                "not installed ({}; install: {})",
+                config::not_found(&g.spec.command),
+                g.spec.install_hint
             ));
             continue;
         };

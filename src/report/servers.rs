@@ -74,8 +74,9 @@ fn render_server(server: &ServerInfo, out: &mut dyn Write) -> io::Result<()> {
         Some(path) => writeln!(out, "  status:       installed at {}", path.display())?,
         None => writeln!(
             out,
-            "  status:       missing (`{}` is not on PATH); install: {}",
-            server.command, server.install_hint
+            "  status:       missing ({}); install: {}",
+            crate::config::not_found(&server.command),
+            server.install_hint
         )?,
     }
     // No line when the version is unknown: the server is installed, and guessing at why
