@@ -26,10 +26,11 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use lsp_types::NumberOrString;
+use lsp_types::{DiagnosticTag, NumberOrString};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use crate::cli::Format;
+use crate::report::json::{tag_from_name, tag_name};
 use crate::report::{self, Level, Report, Role};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
@@ -64,6 +65,10 @@ const MIGRATIONS: &[&str] = &[
         new INTEGER NOT NULL
     );
     CREATE INDEX diagnostics_by_run ON diagnostics(run_id);",
+    // v2: a diagnostic's LSP tags, comma-separated, in the server's order, named as the
+    // JSON report names them (`unnecessary`, `deprecated`); '' for none, which is what
+    // the rows recorded before it read.
+    "ALTER TABLE diagnostics ADD COLUMN tags TEXT NOT NULL DEFAULT '';",
 ];
 
 /// The schema version this lspgate writes.
@@ -155,6 +160,9 @@ pub struct StoredDiagnostic {
     pub source: Option<String>,
     pub message: String,
     pub new: bool,
+    /// The LSP tags the report showed (`unnecessary`, `deprecated`), in the server's
+    /// order; empty for none, and for the runs recorded before schema 2.
+    pub tags: Vec<DiagnosticTag>,
 }
 
 /// Why the history could not be used.
@@ -429,8 +437,8 @@ fn insert(
     {
         let mut stmt = tx.prepare(
             "INSERT INTO diagnostics (run_id, path, role, line, column, severity, code,
-                                      source, message, new)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                      source, message, new, tags)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?;
         for file in &report.files {
             let role = match file.role {
@@ -454,6 +462,7 @@ fn insert(
                     d.source,
                     d.message,
                     reported.new,
+                    tags_text(d.tags.as_deref().unwrap_or_default()),
                 ])?;
             }
         }
@@ -461,6 +470,20 @@ fn insert(
     tx.execute("DELETE FROM runs WHERE id <= ?1", params![id - KEEP_RUNS])?;
     tx.commit()?;
     Ok(id)
+}
+
+/// Tags as stored: the words of those LSP defines, comma-separated; others are dropped,
+/// as the report drops them.
+fn tags_text(tags: &[DiagnosticTag]) -> String {
+    tags.iter()
+        .filter_map(tag_name)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Tags as [`tags_text`] stored them; a word this lspgate does not know is skipped.
+fn tags_from_text(text: &str) -> Vec<DiagnosticTag> {
+    text.split(',').filter_map(tag_from_name).collect()
 }
 
 /// A list stored as JSON text. Serialising strings and paths cannot fail; should it,
@@ -552,30 +575,31 @@ pub fn get(workspace: &Path, id: Option<i64>) -> Result<Option<Run>, HistoryErro
     .optional()
     .map_err(sqlite)?;
     let Some(mut run) = run else { return Ok(None) };
-    let mut stmt = conn
-        .prepare(
-            "SELECT path, role, line, column, severity, code, source, message, new
-             FROM diagnostics WHERE run_id = ?1 ORDER BY rowid",
-        )
-        .map_err(sqlite)?;
-    run.diagnostics = stmt
-        .query_map(params![run.id], |row| {
-            Ok(StoredDiagnostic {
-                path: PathBuf::from(row.get::<_, String>(0)?),
-                role: row.get(1)?,
-                line: row.get(2)?,
-                column: row.get(3)?,
-                severity: row.get(4)?,
-                code: row.get(5)?,
-                source: row.get(6)?,
-                message: row.get(7)?,
-                new: row.get(8)?,
-            })
-        })
-        .map_err(sqlite)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(sqlite)?;
+    run.diagnostics = diagnostics_of(&conn, run.id).map_err(sqlite)?;
     Ok(Some(run))
+}
+
+/// The diagnostics of run `run_id`, in the order they were recorded.
+fn diagnostics_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<StoredDiagnostic>> {
+    let mut stmt = conn.prepare(
+        "SELECT path, role, line, column, severity, code, source, message, new, tags
+         FROM diagnostics WHERE run_id = ?1 ORDER BY rowid",
+    )?;
+    let rows = stmt.query_map(params![run_id], |row| {
+        Ok(StoredDiagnostic {
+            path: PathBuf::from(row.get::<_, String>(0)?),
+            role: row.get(1)?,
+            line: row.get(2)?,
+            column: row.get(3)?,
+            severity: row.get(4)?,
+            code: row.get(5)?,
+            source: row.get(6)?,
+            message: row.get(7)?,
+            new: row.get(8)?,
+            tags: tags_from_text(&row.get::<_, String>(9)?),
+        })
+    })?;
+    rows.collect()
 }
 
 /// `lspgate history`: list runs, show one, or gate on the last (exit 1 when it left a
@@ -690,6 +714,146 @@ mod tests {
                 .expect("count");
             assert_eq!(runs, i64::from(had_runs), "from version {version}");
         }
+    }
+
+    /// A version 1 database, made by the first migration alone, with a run and a
+    /// diagnostic in it: opening it adds the `tags` column, the old row reads back with
+    /// no tags, and new runs record theirs in it.
+    #[test]
+    fn a_version_1_database_gains_tags_and_its_rows_read_back_untagged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let conn = Connection::open(&path).expect("create");
+        conn.execute_batch(MIGRATIONS[0]).expect("v1");
+        conn.pragma_update(None, "user_version", 1)
+            .expect("set version");
+        conn.execute(
+            "INSERT INTO runs (started_at, duration_ms, command, args, workspace,
+             run_dir, files, exit_code, summary, dry_run, rejected)
+             VALUES (1, 2, 'edit', '[]', '/w', '/w', '[]', 0, 's', 0, 0)",
+            [],
+        )
+        .expect("old run");
+        conn.execute(
+            "INSERT INTO diagnostics (run_id, path, role, line, column, severity, code,
+             source, message, new)
+             VALUES (1, '/w/a.py', 'edited', 3, 1, 'Hint', 'reportUnusedImport',
+             'Pyright', 'old hint', 1)",
+            [],
+        )
+        .expect("old diagnostic");
+        conn.close().expect("close");
+
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
+        let tags_column: (String, bool, String) = conn
+            .query_row(
+                "SELECT type, \"notnull\", dflt_value FROM pragma_table_info('diagnostics')
+                 WHERE name = 'tags'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .expect("the tags column");
+        assert_eq!(tags_column, ("TEXT".to_owned(), true, "''".to_owned()));
+        let old = diagnostics_of(&conn, 1).expect("read the old run");
+        assert_eq!(
+            old,
+            [StoredDiagnostic {
+                path: PathBuf::from("/w/a.py"),
+                role: "edited".to_owned(),
+                line: 3,
+                column: 1,
+                severity: "Hint".to_owned(),
+                code: Some("reportUnusedImport".to_owned()),
+                source: Some("Pyright".to_owned()),
+                message: "old hint".to_owned(),
+                new: true,
+                tags: Vec::new(),
+            }]
+        );
+        drop(conn);
+
+        let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
+        assert_eq!(id, 2);
+        let conn = open(&path, false).expect("reopen");
+        let tagged: Vec<Vec<DiagnosticTag>> = diagnostics_of(&conn, id)
+            .expect("read the new run")
+            .into_iter()
+            .map(|d| d.tags)
+            .filter(|tags| !tags.is_empty())
+            .collect();
+        assert_eq!(
+            tagged,
+            [vec![DiagnosticTag::UNNECESSARY, DiagnosticTag::DEPRECATED]]
+        );
+    }
+
+    /// The example run, with a hint in the edited file tagged unnecessary, deprecated
+    /// and with a tag LSP does not define.
+    fn tagged_report() -> Report {
+        let mut report = spec_example();
+        let mut hint = with_code(
+            diag(DiagnosticSeverity::HINT, 2, 0, "\"os\" is not accessed"),
+            "reportUnusedImport",
+        );
+        let invented: DiagnosticTag =
+            serde_json::from_value(serde_json::json!(99)).expect("any number is a tag");
+        hint.tags = Some(vec![
+            DiagnosticTag::UNNECESSARY,
+            invented,
+            DiagnosticTag::DEPRECATED,
+        ]);
+        report.files[1].diagnostics.push(reported(hint, true));
+        report
+    }
+
+    #[test]
+    fn records_and_reads_back_tags() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
+        let conn = open(&path, false).expect("open");
+        // Stored as the JSON report's words; the invented tag dropped, as reports drop it.
+        let stored: Vec<String> = conn
+            .prepare("SELECT tags FROM diagnostics WHERE run_id = ?1 AND tags != ''")
+            .expect("prepare")
+            .query_map(params![id], |row| row.get(0))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        assert_eq!(stored, ["unnecessary,deprecated"]);
+        let diagnostics = diagnostics_of(&conn, id).expect("read");
+        // 5 in cli.py, 2 in app.py and the hint.
+        assert_eq!(diagnostics.len(), 8, "{diagnostics:#?}");
+        let hint = diagnostics
+            .iter()
+            .find(|d| d.severity == "Hint")
+            .expect("the hint");
+        assert_eq!(
+            hint.tags,
+            [DiagnosticTag::UNNECESSARY, DiagnosticTag::DEPRECATED]
+        );
+        assert_eq!((hint.line, hint.column), (3, 1));
+        assert!(
+            diagnostics
+                .iter()
+                .filter(|d| d.severity != "Hint")
+                .all(|d| d.tags.is_empty()),
+            "{diagnostics:#?}"
+        );
+    }
+
+    #[test]
+    fn tags_as_text_and_back() {
+        let both = [DiagnosticTag::DEPRECATED, DiagnosticTag::UNNECESSARY];
+        assert_eq!(tags_text(&both), "deprecated,unnecessary");
+        assert_eq!(tags_from_text("deprecated,unnecessary"), both);
+        assert_eq!(tags_text(&[]), "");
+        assert_eq!(tags_from_text(""), []);
+        assert_eq!(
+            tags_from_text("unnecessary,,shiny"),
+            [DiagnosticTag::UNNECESSARY]
+        );
     }
 
     #[test]

@@ -12,10 +12,13 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
 use serde::Serialize;
 
 use super::display_path;
-use super::text::{MAX_MESSAGE_CHARS, one_line, truncate};
+use super::json::tag_name;
+use super::styles::Styles;
+use super::text::{diagnostic_line, one_line};
 use crate::cli::Format;
 use crate::history::{Run, StoredDiagnostic};
 
@@ -79,6 +82,9 @@ struct JsonDiagnostic<'a> {
     source: Option<&'a str>,
     message: &'a str,
     new: bool,
+    /// As in the report's JSON: only when tagged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<&'static str>,
 }
 
 fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRun<'a> {
@@ -117,6 +123,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
                     source: d.source.as_deref(),
                     message: &d.message,
                     new: d.new,
+                    tags: d.tags.iter().filter_map(tag_name).collect(),
                 })
                 .collect()
         }),
@@ -239,31 +246,37 @@ pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result
     Ok(())
 }
 
-/// A stored diagnostic as the text report prints one.
+/// A stored diagnostic as the text report prints one: through the report's own
+/// [`diagnostic_line`], so the two cannot drift apart.
 fn entry(d: &StoredDiagnostic, run_dir: &Path) -> String {
+    diagnostic_line(
+        &display_path(&d.path, run_dir),
+        &as_lsp(d),
+        &Styles::plain(),
+    )
+}
+
+/// A stored diagnostic back as the LSP diagnostic it was recorded from, as far as the
+/// text line shows it: 1-based places back to 0-based, the severity from its LSP name
+/// (one lspgate never writes reads as an error, as a missing severity does in reports),
+/// a code as the text it was stored as (a number prints the same).
+fn as_lsp(d: &StoredDiagnostic) -> Diagnostic {
     let severity = match d.severity.as_str() {
-        "Warning" => "Warn",
-        "Information" => "Info",
-        other => other,
+        "Warning" => DiagnosticSeverity::WARNING,
+        "Information" => DiagnosticSeverity::INFORMATION,
+        "Hint" => DiagnosticSeverity::HINT,
+        _ => DiagnosticSeverity::ERROR,
     };
-    let mut line = format!(
-        "{severity}: {}:{}:{}",
-        display_path(&d.path, run_dir),
-        d.line,
-        d.column
-    );
-    if d.source.is_some() || d.code.is_some() {
-        line.push(' ');
+    let start = Position::new(d.line.saturating_sub(1), d.column.saturating_sub(1));
+    Diagnostic {
+        range: Range::new(start, start),
+        severity: Some(severity),
+        code: d.code.clone().map(NumberOrString::String),
+        source: d.source.clone(),
+        message: d.message.clone(),
+        tags: (!d.tags.is_empty()).then(|| d.tags.clone()),
+        ..Diagnostic::default()
     }
-    if let Some(source) = &d.source {
-        line.push_str(&format!("[{}]", one_line(source)));
-    }
-    if let Some(code) = &d.code {
-        line.push_str(&format!("[{}]", one_line(code)));
-    }
-    line.push(' ');
-    line.push_str(&truncate(&one_line(&d.message), MAX_MESSAGE_CHARS));
-    line
 }
 
 /// An argument as a shell would need it typed, on one line: bare when it is plain, in
@@ -329,8 +342,11 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use std::path::PathBuf;
 
+    use lsp_types::DiagnosticTag;
+
     use super::*;
     use crate::history::RunFile;
+    use crate::report::Level;
 
     #[test]
     fn utc_times() {
@@ -381,6 +397,7 @@ mod tests {
                     source: Some("Pyright".to_owned()),
                     message: "Type \"int\" is not assignable".to_owned(),
                     new: true,
+                    tags: Vec::new(),
                 },
                 StoredDiagnostic {
                     path: PathBuf::from("/w/c.py"),
@@ -392,6 +409,19 @@ mod tests {
                     source: None,
                     message: "old".to_owned(),
                     new: false,
+                    tags: Vec::new(),
+                },
+                StoredDiagnostic {
+                    path: PathBuf::from("/w/a.py"),
+                    role: "edited".to_owned(),
+                    line: 1,
+                    column: 8,
+                    severity: "Hint".to_owned(),
+                    code: Some("reportUnusedImport".to_owned()),
+                    source: Some("Pyright".to_owned()),
+                    message: "\"os\" is not accessed".to_owned(),
+                    new: true,
+                    tags: vec![DiagnosticTag::UNNECESSARY, DiagnosticTag::DEPRECATED],
                 },
             ],
         }
@@ -420,6 +450,7 @@ mod tests {
              \n\
              New:\n\
              Error: a.py:2:12 [Pyright][reportReturnType] Type \"int\" is not assignable\n\
+             Hint: a.py:1:8 [Pyright][reportUnusedImport] (unnecessary) (deprecated) \"os\" is not accessed\n\
              \n\
              Already there:\n\
              Warn: c.py:3:14 old\n"
@@ -459,6 +490,76 @@ mod tests {
             serde_json::from_str(&text(|out| render_run(&run(), &view, out))).expect("JSON");
         assert_eq!(json["run"]["diagnostics"][0]["line"], 2);
         assert_eq!(json["run"]["diagnostics"][1]["new"], false);
+        // `tags` as in the report's JSON: the words, and no key when there are none.
+        assert!(json["run"]["diagnostics"][0].get("tags").is_none());
+        assert!(json["run"]["diagnostics"][1].get("tags").is_none());
+        assert_eq!(
+            json["run"]["diagnostics"][2]["tags"],
+            serde_json::json!(["unnecessary", "deprecated"])
+        );
         assert_eq!(json["run"]["started_at"], "2024-05-01T10:22:03Z");
+    }
+
+    /// A recorded diagnostic prints the line the report printed for it: severities,
+    /// codes (a number is stored as its text), no source, tags, long and multi-line
+    /// messages.
+    #[test]
+    fn a_stored_diagnostic_prints_as_the_report_printed_it() {
+        let tagged = |tags: Vec<DiagnosticTag>| Diagnostic {
+            tags: Some(tags),
+            ..Diagnostic::default()
+        };
+        let mut cases = vec![
+            tagged(vec![DiagnosticTag::UNNECESSARY]),
+            tagged(vec![DiagnosticTag::DEPRECATED]),
+            tagged(vec![DiagnosticTag::DEPRECATED, DiagnosticTag::UNNECESSARY]),
+            tagged(Vec::new()),
+        ];
+        for (i, severity) in [
+            DiagnosticSeverity::ERROR,
+            DiagnosticSeverity::WARNING,
+            DiagnosticSeverity::INFORMATION,
+            DiagnosticSeverity::HINT,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            cases[i].severity = Some(severity);
+        }
+        cases[0].code = Some(NumberOrString::Number(2304));
+        cases[1].code = Some(NumberOrString::String("reportUnusedImport".to_owned()));
+        cases[1].source = Some("Pyright".to_owned());
+        cases[2].source = Some("ts".to_owned());
+        cases[3].message = format!("line one\n  line two {}", "x".repeat(500));
+        for (i, d) in cases.iter_mut().enumerate() {
+            let i = u32::try_from(i).expect("small");
+            d.range.start = Position::new(i * 10, i + 3);
+            if d.message.is_empty() {
+                d.message = format!("message {i}");
+            }
+        }
+        for d in &cases {
+            // What `crate::history` records of it.
+            let stored = StoredDiagnostic {
+                path: PathBuf::from("/w/src/a.py"),
+                role: "edited".to_owned(),
+                line: d.range.start.line + 1,
+                column: d.range.start.character + 1,
+                severity: Level::of(d).lsp_name().to_owned(),
+                code: d.code.as_ref().map(|c| match c {
+                    NumberOrString::Number(n) => n.to_string(),
+                    NumberOrString::String(s) => s.clone(),
+                }),
+                source: d.source.clone(),
+                message: d.message.clone(),
+                new: true,
+                tags: d.tags.clone().unwrap_or_default(),
+            };
+            assert_eq!(
+                entry(&stored, Path::new("/w")),
+                diagnostic_line("src/a.py", d, &Styles::plain()),
+                "{d:?}"
+            );
+        }
     }
 }

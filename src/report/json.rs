@@ -172,15 +172,28 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
     }
 }
 
-/// Tags LSP defines; anything else a server invents is dropped.
-fn tag_name(tag: &DiagnosticTag) -> Option<&'static str> {
-    if *tag == DiagnosticTag::UNNECESSARY {
-        Some("unnecessary")
-    } else if *tag == DiagnosticTag::DEPRECATED {
-        Some("deprecated")
-    } else {
-        None
-    }
+/// The tags LSP defines and the words a diagnostic's `tags` names them by (the history
+/// stores the same words).
+const TAG_NAMES: [(DiagnosticTag, &str); 2] = [
+    (DiagnosticTag::UNNECESSARY, "unnecessary"),
+    (DiagnosticTag::DEPRECATED, "deprecated"),
+];
+
+/// The word of a tag LSP defines; `None` for anything else a server invents, which is
+/// dropped.
+pub fn tag_name(tag: &DiagnosticTag) -> Option<&'static str> {
+    TAG_NAMES
+        .iter()
+        .find(|(known, _)| known == tag)
+        .map(|(_, name)| *name)
+}
+
+/// The tag [`tag_name`] names `name`; `None` for any other word.
+pub fn tag_from_name(name: &str) -> Option<DiagnosticTag> {
+    TAG_NAMES
+        .iter()
+        .find(|(_, known)| *known == name)
+        .map(|(tag, _)| tag.clone())
 }
 
 /// What a path may hold unescaped in a `file://` URI (RFC 3986 `pchar` plus `/`):
@@ -401,6 +414,22 @@ mod tests {
             json!({"name": "gopls", "status": "timeout", "primary_ms": null,
                    "cross_file_ms": null, "detail": "timed out after 5s"})
         );
+    }
+
+    #[test]
+    fn tag_names_go_both_ways() {
+        for (tag, name) in [
+            (DiagnosticTag::UNNECESSARY, "unnecessary"),
+            (DiagnosticTag::DEPRECATED, "deprecated"),
+        ] {
+            assert_eq!(tag_name(&tag), Some(name));
+            assert_eq!(tag_from_name(name), Some(tag));
+        }
+        let invented: DiagnosticTag =
+            serde_json::from_value(json!(99)).expect("any number is a tag");
+        assert_eq!(tag_name(&invented), None);
+        assert_eq!(tag_from_name(""), None);
+        assert_eq!(tag_from_name("Unnecessary"), None);
     }
 
     #[test]
