@@ -96,12 +96,12 @@ pub fn settle_prefetching(
             .iter()
             .zip(&fresh)
             .all(|(t, f)| *f || pool.servers[t.server].is_dead());
-        // A server is done when it settled, or when every one of its targets has
-        // a pull answer and its answers are final (pyright): its other work, such
-        // as analysing the many files a large project opened, is not ours to await.
         // When the quiet period of the first busy server runs out: the loop looks
         // again then, not a tick later.
         let mut wake = now + TICK;
+        // A server is done when it settled, or when every one of its targets has
+        // a pull answer and its answers are final (pyright): its other work, such
+        // as analysing the many files a large project opened, is not ours to await.
         let busy: Vec<usize> = servers
             .iter()
             .copied()
@@ -237,7 +237,7 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     }
     // clangd: a file whose latest state since the trigger is not "idle" has work
     // queued or under way, whatever it published before. "idle" alone is not a sign
-    // of done: clangd says it between the steps of one rebuild, up to 10 ms before
+    // of done: clangd says it between the steps of one rebuild, up to 30 ms before
     // the publish (measured on a header change).
     let status = server.status.get(&t.path).filter(|s| s.seq > t.trigger);
     if status.is_some_and(|s| !s.idle) {

@@ -178,10 +178,9 @@ pub struct Server {
     /// is the server's bug, not ours to wait for.
     pub logs: VecDeque<(i32, String)>,
     pub shown: VecDeque<(i32, String)>,
-    /// clangd's `textDocument/clangd.fileStatus`: the last state of each file.
-    /// clangd publishes nothing for a file whose text did not change, and says
-    /// "idle" after any publish, so a file whose latest state after a change is
-    /// "idle" is done with it; any other state means work queued or under way.
+    /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
+    /// Any state but "idle" means work queued or under way; "idle" follows every
+    /// publish, but also comes between the steps of one rebuild (see `wait`).
     pub status: HashMap<PathBuf, FileStatus>,
     /// The unit of the server's `character` offsets; stored positions are UTF-16.
     pub encoding: encoding::Encoding,
@@ -541,6 +540,7 @@ impl Pool {
             );
         }
         server.diagnostics.remove(path);
+        server.status.remove(path);
     }
 
     /// `workspace/didChangeWatchedFiles`; `kind` is 1 created, 2 changed, 3 deleted.
