@@ -26,8 +26,8 @@ pub struct WaitProfile {
     /// Silence (with no progress under way) after which the server counts as settled.
     pub quiet: Duration,
     /// The silence that is enough once every file waited for has a positive sign
-    /// that the server is done with our change (a publish echoing our version,
-    /// clangd's "idle", a pull answer): it only has to cover the rest of the burst
+    /// that the server is done with our change (a publish echoing our version, for
+    /// clangd followed by "idle"; a pull answer): it only has to cover the rest of the burst
     /// the last publish came in. `None`: the same as `quiet`, for servers that
     /// publish a file more than once per change (rust-analyzer's cargo check).
     pub confirmed_quiet: Option<Duration>,
