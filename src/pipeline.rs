@@ -196,29 +196,35 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let mut dependent_text: HashMap<PathBuf, String> = HashMap::new();
     for g in &groups {
         let Some(s) = g.server else { continue };
-        // Whether the server is now shown a before text it did not hold: a reviewed
-        // change on a warm server (HEAD's text, where the server has the disk's), or
-        // a file it never opened. The dependents' cached diagnostics were computed
-        // against the other text then, so they are asked afresh, with a new version.
-        let mut shown_other = false;
-        for &i in &g.files {
-            if let Some(text) = &tracked[i].before {
-                shown_other |= pool.servers[s]
-                    .docs
-                    .get(&tracked[i].path)
-                    .is_none_or(|d| d.text != *text);
-                before_targets.push(sync(pool, s, &tracked[i].path, text));
-            }
+        // A before text the server does not hold (a reviewed change on a warm
+        // server: HEAD's text where it has the disk's) changes what it sees, so
+        // the cached diagnostics of every other file no longer hold: such texts are
+        // shown first, and `sync` asks afresh for any file whose diagnostics predate
+        // them. A file it never opened counts as held when the before text is the
+        // disk's, which the server has read.
+        let befores: Vec<(&Path, &str)> = g
+            .files
+            .iter()
+            .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
+            .collect();
+        let (other, held): (Vec<_>, Vec<_>) =
+            befores
+                .iter()
+                .partition(|(path, text)| match pool.servers[s].docs.get(*path) {
+                    Some(doc) => doc.text != *text,
+                    None => std::fs::read_to_string(path).map_or(true, |disk| disk != *text),
+                });
+        if !other.is_empty() {
+            pool.mark_changed(s);
+        }
+        for (path, text) in other.into_iter().chain(held) {
+            before_targets.push(sync(pool, s, path, text));
         }
         for d in &g.dependents {
             let Ok(text) = std::fs::read_to_string(d) else {
                 continue;
             };
-            before_targets.push(if shown_other {
-                sync_forced(pool, s, d, &text)
-            } else {
-                sync(pool, s, d, &text)
-            });
+            before_targets.push(sync(pool, s, d, &text));
             dependent_text.insert(d.clone(), text);
         }
     }
@@ -752,10 +758,14 @@ fn as_text(bytes: &[u8]) -> Result<String, String> {
 }
 
 /// Make the server's view of `path` equal `text`, sending nothing if it already
-/// is; the target's trigger is the last change the server saw.
+/// is and the diagnostics it holds for it still hold (nothing it sees changed
+/// since, outside a run's own edit); the target's trigger is the last change the
+/// server saw.
 fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
-    if let Some(doc) = pool.servers[s].docs.get(path)
+    let server = &pool.servers[s];
+    if let Some(doc) = server.docs.get(path)
         && doc.text == text
+        && server.diagnostics_hold(path)
     {
         return Target {
             server: s,
@@ -827,17 +837,12 @@ fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
                 }
             }
         }
-        // The dependents' diagnostics held now are those of the text just taken back:
-        // a change with a new version marks them out of date, so the next run (on a
-        // warm daemon) asks for them again instead of taking them as its before view.
-        // Without it a --dry-run that found errors made the same edit look clean next.
+        // The diagnostics held now are those of the text just taken back: the next
+        // run (on a warm daemon) asks for them again instead of taking them as its
+        // before view. Without it a --dry-run that found errors made the same edit
+        // look clean next.
         if restored {
-            for d in &g.dependents {
-                let text = pool.servers[s].docs.get(d).map(|doc| doc.text.clone());
-                if let Some(text) = text {
-                    pool.open_or_change(s, d, &text);
-                }
-            }
+            pool.mark_changed(s);
         }
     }
 }

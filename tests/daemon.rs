@@ -1403,3 +1403,29 @@ fn a_breaking_dry_run_stays_breaking_when_repeated() {
     }
     stop(out);
 }
+
+/// A file changed behind the daemon's back can break files it holds diagnostics for:
+/// those cached diagnostics must not pass for the next run's before view, or the
+/// break would be reported as the next edit's doing.
+#[test]
+fn a_break_made_behind_its_back_is_not_blamed_on_the_next_edit() {
+    // Pull mode: answers are cached per file (as pyright's are) and nothing is
+    // republished by itself.
+    let test = Test::new()
+        .file("words.fake", "def greet\n")
+        .file("use.fake", "use greet\n// from words\n")
+        .fake_server(&["--pull"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let first = test.args(["check", "use.fake", "words.fake"]).run();
+    first.assert_code(0);
+
+    // An editor removes `greet`: use.fake is broken before lspgate's next edit.
+    fs::write(first.workspace().join("words.fake"), "def hello\n").expect("write words.fake");
+    let second = write(first.again(), "words.fake", "def hello\ndef extra\n");
+    second
+        .assert_code(0)
+        .stdout_lacks("unknown name greet")
+        .stdout_contains("1 files checked across files");
+    stop(second);
+}

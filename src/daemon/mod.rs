@@ -529,7 +529,12 @@ impl Daemon {
                 ));
             }
             announced.extend(watched.iter().map(|(p, _)| p.clone()));
-            self.pool.watched(i, &watched);
+            if !watched.is_empty() {
+                self.pool.watched(i, &watched);
+                // What the other files' cached diagnostics were computed against
+                // changed: the next run's before view asks for them again.
+                self.pool.mark_changed(i);
+            }
         }
         announced
     }
@@ -581,6 +586,7 @@ impl Daemon {
                         theirs.len()
                     ));
                     self.pool.watched(i, &theirs);
+                    self.pool.mark_changed(i);
                 }
             }
         }

@@ -62,9 +62,6 @@ fn has_any(d: &FileDiagnostics) -> bool {
         || d.pulled.as_ref().is_some_and(|p| !p.diagnostics.is_empty())
 }
 
-/// The pool clock of the last word on the file, push or pull.
 fn received(d: &FileDiagnostics) -> u64 {
-    let pushed = d.pushed.as_ref().map_or(0, |p| p.seq);
-    let pulled = d.pulled.as_ref().map_or(0, |p| p.sent_seq);
-    pushed.max(pulled)
+    d.received()
 }

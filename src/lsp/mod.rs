@@ -85,6 +85,13 @@ pub struct FileDiagnostics {
 }
 
 impl FileDiagnostics {
+    /// The pool clock of the last word on the file, push or pull.
+    pub fn received(&self) -> u64 {
+        let pushed = self.pushed.as_ref().map_or(0, |p| p.seq);
+        let pulled = self.pulled.as_ref().map_or(0, |p| p.sent_seq);
+        pushed.max(pulled)
+    }
+
     /// What the server says about the file now: its pull answer and its pushes
     /// together (rust-analyzer answers pulls with its own analysis and still pushes
     /// cargo check results), exact duplicates removed.
@@ -182,6 +189,11 @@ pub struct Server {
     /// Any state but "idle" means work queued or under way; "idle" follows every
     /// publish, but also comes between the steps of one rebuild (see `wait`).
     pub status: HashMap<PathBuf, FileStatus>,
+    /// Pool clock of the last change to what the server sees made outside a run's
+    /// own edit ([`Pool::mark_changed`]): diagnostics received before it were
+    /// computed against other files than the ones it has now, whatever their own
+    /// text. (After a run's own edit the run waited for the files it can break.)
+    pub content_changed_at: u64,
     /// The unit of the server's `character` offsets; stored positions are UTF-16.
     pub encoding: encoding::Encoding,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
@@ -245,6 +257,16 @@ impl Server {
             && self.quiescent != Some(false)
             && self.pulls_in_flight.is_empty()
             && now.duration_since(self.last_message) >= quiet
+    }
+
+    /// Whether `path`'s diagnostics were received after the last change of anything
+    /// the server sees ([`Server::content_changed_at`]), so that they still hold.
+    pub fn diagnostics_hold(&self, path: &Path) -> bool {
+        self.content_changed_at == 0
+            || self
+                .diagnostics
+                .get(path)
+                .is_some_and(|d| d.received() > self.content_changed_at)
     }
 
     /// What the server says about `path` now.
@@ -382,6 +404,7 @@ impl Pool {
             logs: VecDeque::new(),
             shown: VecDeque::new(),
             status: HashMap::new(),
+            content_changed_at: 0,
             publish_latency: Duration::ZERO,
             encoding: encoding::Encoding::Utf16,
             garbage: 0,
@@ -497,6 +520,16 @@ impl Pool {
                 );
                 1
             }
+        }
+    }
+
+    /// Record that what server `index` sees changed outside a run's own edit (files
+    /// re-sent after an editor changed them, a text put back after a dry run, a
+    /// before text it did not hold): the diagnostics it holds may be out of date.
+    pub fn mark_changed(&mut self, index: usize) {
+        self.clock += 1;
+        if let Some(server) = self.servers.get_mut(index) {
+            server.content_changed_at = self.clock;
         }
     }
 
