@@ -10,7 +10,7 @@
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -18,119 +18,11 @@ use std::time::{Duration, Instant};
 use lspgate::daemon::protocol::PROTOCOL;
 use serde_json::Value;
 
+use crate::support::process::{DaemonGuard as Guard, alive, daemon_pids, eventually, kill};
 use crate::support::{Output, Test};
 
 /// How long a process may take to go away once told to.
 const GONE: Duration = Duration::from_secs(10);
-
-/// Stops the test's daemon when dropped, then kills whatever is left of it and of its
-/// fake servers, so no test leaves a process behind, pass or fail.
-struct Guard {
-    workspace: PathBuf,
-    runtime: PathBuf,
-    fake: PathBuf,
-}
-
-impl Guard {
-    fn new(test: &Test) -> Guard {
-        Guard {
-            workspace: test.workspace().to_path_buf(),
-            runtime: test.private_dir("runtime").join("lspgate"),
-            fake: test.private_dir("fake"),
-        }
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if let Ok(mut child) = Command::new(env!("CARGO_BIN_EXE_lspgate"))
-            .arg("-C")
-            .arg(&self.workspace)
-            .args(["daemon", "stop"])
-            .env("LSPGATE_RUNTIME_DIR", &self.runtime)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-        {
-            let deadline = Instant::now() + GONE * 2;
-            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
-                thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        for pid in daemon_pids(&self.workspace) {
-            kill(pid);
-        }
-        let pids = fs::read_to_string(self.fake.join("pids")).unwrap_or_default();
-        for pid in pids.lines().filter_map(|l| l.trim().parse::<u32>().ok()) {
-            if alive(pid) {
-                kill(pid);
-            }
-        }
-    }
-}
-
-fn kill(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status();
-}
-
-/// Whether `pid` runs (a zombie has exited; a container's init may never reap it).
-fn alive(pid: u32) -> bool {
-    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    state.is_some_and(|s| s != "Z" && s != "X")
-}
-
-/// The live daemons of `workspace`: processes run as `lspgate __daemon --workspace WS`.
-fn daemon_pids(workspace: &Path) -> Vec<u32> {
-    let mut pids = Vec::new();
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return pids;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        let is_ours = args.len() >= 4
-            && args[1] == b"__daemon"
-            && args[2] == b"--workspace"
-            && args[3] == workspace.as_os_str().as_encoded_bytes();
-        if is_ours && alive(pid) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
-/// Polls `done` until it holds or `bound` passes; returns whether it held.
-fn eventually(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + bound;
-    loop {
-        if done() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-}
 
 /// A workspace with the fake server, runs going through the daemon.
 fn setup() -> (Test, Guard) {
@@ -1197,11 +1089,7 @@ fn daemon_status_all_lists_every_workspace() {
         .fake_server(&[])
         .with_daemon()
         .env("LSPGATE_RUNTIME_DIR", &runtime);
-    let _guard_two = Guard {
-        workspace: two.workspace().to_path_buf(),
-        runtime: runtime.clone(),
-        fake: two.private_dir("fake"),
-    };
+    let _guard_two = Guard::new(&two);
     let first = write(one, "a.fake", "ERROR one\n");
     first.assert_code(1);
     let second = write(two, "b.fake", "ERROR two\n");

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::Test;
+use crate::support::process::DaemonGuard;
 
 /// Small waits for the fault tests, so each ends within seconds.
 const FAST: [&str; 6] = [
@@ -1437,35 +1438,6 @@ fn a_failing_tsserver_route_falls_back_to_pushes() {
         "the tsserver route was never tried\n{out}"
     );
     out.assert_no_orphans();
-}
-
-/// Stops the test's daemon when dropped, pass or fail (bounded; the daemon's short
-/// idle timeout is the backstop).
-struct DaemonGuard(std::process::Command);
-
-impl DaemonGuard {
-    fn new(test: &Test) -> DaemonGuard {
-        let mut stop = test.to_command();
-        stop.args(["daemon", "stop"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        DaemonGuard(stop)
-    }
-}
-
-impl Drop for DaemonGuard {
-    fn drop(&mut self) {
-        let Ok(mut child) = self.0.spawn() else {
-            return;
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        while std::time::Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
 }
 
 /// The fallback is logged: `lspgate logs` (from the warm daemon) says the tsserver route

@@ -28,11 +28,12 @@ mod text;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::support::Test;
+use crate::support::process::{alive, eventually, kill};
 
 /// The watchdog of a measured run: far beyond every bound a test asserts.
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -233,10 +234,6 @@ fn fake_pids(fake_dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-fn kill(pid: u32) {
-    signal(pid, "KILL");
-}
-
 fn kill_all(pids: &[u32]) {
     for &pid in pids {
         if alive(pid) {
@@ -245,42 +242,8 @@ fn kill_all(pids: &[u32]) {
     }
 }
 
-fn signal(pid: u32, name: &str) {
-    let _ = Command::new("kill")
-        .args([format!("-{name}"), pid.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-}
-
-/// Whether `pid` runs (a zombie has exited; a container's init may never reap it).
-fn alive(pid: u32) -> bool {
-    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // `pid (comm) state ...`; comm may hold spaces and parentheses.
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    state.is_some_and(|s| s != "Z" && s != "X")
-}
-
 /// Whether `pid` runs and its command line mentions `name` (against pid reuse).
 fn alive_named(pid: u32, name: &str) -> bool {
     let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     alive(pid) && String::from_utf8_lossy(&cmdline).contains(name)
-}
-
-/// Polls `done` until it holds or `bound` passes; returns whether it held.
-fn eventually(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + bound;
-    loop {
-        if done() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
 }

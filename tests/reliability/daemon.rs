@@ -7,8 +7,8 @@
 //! `LSPGATE_SOAK_SECS=N` any length.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -18,76 +18,15 @@ use serde_json::Value;
 
 use super::{alive, eventually, figure, kill, status_field_kib};
 use crate::support::Test;
+use crate::support::process::{DaemonGuard, daemon_pids};
 
 /// How long a process may take to go away, or a log line to appear.
 const BOUND: Duration = Duration::from_secs(15);
 
-/// Stops the test's daemon and kills what is left of it and its servers when
-/// dropped, pass or fail.
-struct Guard {
-    workspace: PathBuf,
-    runtime: PathBuf,
-    fake: PathBuf,
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = Command::new(env!("CARGO_BIN_EXE_lspgate"))
-            .arg("-C")
-            .arg(&self.workspace)
-            .args(["daemon", "stop"])
-            .env("LSPGATE_RUNTIME_DIR", &self.runtime)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map(|mut c| {
-                let deadline = Instant::now() + BOUND;
-                while Instant::now() < deadline && matches!(c.try_wait(), Ok(None)) {
-                    thread::sleep(Duration::from_millis(20));
-                }
-                let _ = c.kill();
-                let _ = c.wait();
-            });
-        for pid in daemon_pids(&self.workspace) {
-            kill(pid);
-        }
-        for pid in super::fake_pids(&self.fake) {
-            if alive(pid) {
-                kill(pid);
-            }
-        }
-    }
-}
-
-fn setup(test: Test) -> (Test, Guard) {
+fn setup(test: Test) -> (Test, DaemonGuard) {
     let test = test.with_daemon();
-    let guard = Guard {
-        workspace: test.workspace().to_path_buf(),
-        runtime: test.private_dir("runtime").join("lspgate"),
-        fake: test.private_dir("fake"),
-    };
+    let guard = DaemonGuard::new(&test);
     (test, guard)
-}
-
-/// The live daemons of `workspace` (`lspgate __daemon --workspace WS`).
-fn daemon_pids(workspace: &Path) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        if args.len() >= 4
-            && args[1] == b"__daemon"
-            && args[3] == workspace.as_os_str().as_encoded_bytes()
-            && alive(pid)
-        {
-            pids.push(pid);
-        }
-    }
-    pids
 }
 
 /// The one daemon of the workspace.
@@ -187,7 +126,7 @@ fn run(test: &Test, args: &[&str]) -> (Option<i32>, String, String) {
 
 /// A warm daemon with a slow server (publishes 1.5 s late), so that a run is long
 /// enough to be interrupted: warmed up by one run.
-fn warm_slow_daemon() -> (Test, Guard, u32) {
+fn warm_slow_daemon() -> (Test, DaemonGuard, u32) {
     let (test, guard) = setup(
         Test::new()
             .file("a.fake", "one\n")

@@ -19,6 +19,7 @@
 #![allow(dead_code)]
 
 pub mod lsp_client;
+pub mod process;
 
 use std::{
     collections::BTreeMap,
@@ -366,11 +367,7 @@ fn drain(mut pipe: impl Read + Send + 'static) -> crossbeam_channel::Receiver<St
     rx
 }
 
-fn kill(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status();
-}
+use process::kill;
 
 /// What one run produced. Assertion helpers panic with the whole run in the message.
 pub struct Output {
@@ -610,7 +607,7 @@ fn fake_pids(fake_dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-fn kill_fake_servers(fake_dir: &Path) {
+pub(crate) fn kill_fake_servers(fake_dir: &Path) {
     for pid in fake_pids(fake_dir)
         .into_iter()
         .filter(|&pid| fake_alive(pid))
