@@ -87,6 +87,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let opts = &ctx.options;
     let started = Instant::now();
     let is_edit = matches!(job, Job::Edit(_));
+    // A review's before texts are HEAD's or a patch's, not necessarily the disk's.
+    let before_is_disk = !matches!(job, Job::Review(_));
     // A change to compare before and after: an edit, or a reviewed change.
     let has_change = !matches!(job, Job::Check(_));
     let (plan, tracked) = track(job)?;
@@ -212,7 +214,10 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
                 .iter()
                 .partition(|(path, text)| match pool.servers[s].docs.get(*path) {
                     Some(doc) => doc.text != *text,
-                    None => std::fs::read_to_string(path).map_or(true, |disk| disk != *text),
+                    None => {
+                        !before_is_disk
+                            && std::fs::read_to_string(path).map_or(true, |disk| disk != *text)
+                    }
                 });
         if !other.is_empty() {
             pool.mark_changed(s);

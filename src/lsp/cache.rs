@@ -33,7 +33,7 @@ impl Pool {
             .diagnostics
             .iter()
             .filter(|(path, _)| !docs.contains_key(*path))
-            .map(|(path, d)| (received(d), path.clone()))
+            .map(|(path, d)| (d.received(), path.clone()))
             .collect();
         if unopened.len() > cap {
             unopened.sort();
@@ -60,8 +60,4 @@ impl Pool {
 fn has_any(d: &FileDiagnostics) -> bool {
     d.pushed.as_ref().is_some_and(|p| !p.diagnostics.is_empty())
         || d.pulled.as_ref().is_some_and(|p| !p.diagnostics.is_empty())
-}
-
-fn received(d: &FileDiagnostics) -> u64 {
-    d.received()
 }
