@@ -544,22 +544,13 @@ impl Output {
     pub fn assert_no_orphans(&self) -> &Output {
         let pids = self.fake_pids();
         assert!(!pids.is_empty(), "no fake server was started\n{self}");
-        let deadline = Instant::now() + REAP_GRACE;
-        loop {
-            let alive: Vec<u32> = pids
-                .iter()
-                .copied()
-                .filter(|&pid| fake_alive(pid))
-                .collect();
-            if alive.is_empty() {
-                return self;
-            }
-            if Instant::now() >= deadline {
-                self.kill_fake_servers();
-                panic!("fake servers {alive:?} outlived lspgate by {REAP_GRACE:?}\n{self}");
-            }
-            thread::sleep(Duration::from_millis(20));
+        let alive = || -> Vec<u32> { pids.iter().copied().filter(|&p| fake_alive(p)).collect() };
+        if !process::eventually(REAP_GRACE, || alive().is_empty()) {
+            let alive = alive();
+            self.kill_fake_servers();
+            panic!("fake servers {alive:?} outlived lspgate by {REAP_GRACE:?}\n{self}");
         }
+        self
     }
 
     fn kill_fake_servers(&self) {
