@@ -5,7 +5,7 @@
 //! (built-in < user config < project config, `config::load`) it records the files it
 //! covers, its root markers, where its entry came from, whether a config file disabled
 //! it, whether its command is on `PATH`, and, when it is, its version. With a FILE it
-//! also explains the choice the pipeline would make for that file, using the pipeline's
+//! also explains the choice the check would make for that file, using the check's
 //! own functions (`config::candidates`, `config::server_for`, `workspace::server_root`)
 //! so the explanation cannot drift from what a run does.
 //!
@@ -242,7 +242,7 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The pipeline's choice for `path`, with the reasons behind it.
+/// The check's choice for `path`, with the reasons behind it.
 fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplanation {
     let extension = path.extension().and_then(OsStr::to_str).map(str::to_owned);
     let candidates: Vec<&ServerSpec> = config::candidates(servers, path).collect();

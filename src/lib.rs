@@ -3,10 +3,11 @@
 //! broke, and reports the new diagnostics.
 //!
 //! Data flows one way: `cli` (what was typed) → `config` (settings and the server
-//! table) → `edit` (the plan, in memory) → `pipeline` (servers from `lsp`, the waits
+//! table) → `edit` (the plan, in memory) → `check` (servers from `lsp`, the waits
 //! of `wait`, the dependents of `dependents`) → `diff` (before and after) →
 //! `report` (the only writer to stdout).
 
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod daemon;
@@ -17,7 +18,6 @@ pub mod edit;
 pub mod exit;
 pub mod history;
 pub mod lsp;
-pub mod pipeline;
 pub mod report;
 pub mod servers;
 pub mod staged;
@@ -111,7 +111,7 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
                 &run_dir,
                 &report,
                 &invocation,
-                |ws| Ok(pipeline::Job::Edit(build(ws)?)),
+                |ws| Ok(check::Job::Edit(build(ws)?)),
             )
         }
         Command::Edit {
@@ -127,7 +127,7 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
             &report,
             &invocation,
             |ws| {
-                Ok(pipeline::Job::Edit(edit::plan_replace(
+                Ok(check::Job::Edit(edit::plan_replace(
                     ws,
                     &run_dir,
                     &path,
@@ -150,7 +150,7 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
                 &report,
                 &invocation,
                 |ws| {
-                    Ok(pipeline::Job::Edit(edit::plan_patch(
+                    Ok(check::Job::Edit(edit::plan_patch(
                         ws, &run_dir, &bytes, strip,
                     )?))
                 },
@@ -176,11 +176,11 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
                 &report,
                 &invocation,
                 |ws| match (staged, patch) {
-                    (true, _) => Ok(pipeline::Job::Review(staged::plan(ws)?)),
-                    (false, Some(bytes)) => Ok(pipeline::Job::Review(edit::plan_patch_reverse(
+                    (true, _) => Ok(check::Job::Review(staged::plan(ws)?)),
+                    (false, Some(bytes)) => Ok(check::Job::Review(edit::plan_patch_reverse(
                         ws, &run_dir, &bytes, 1,
                     )?)),
-                    (false, None) => Ok(pipeline::Job::Check(paths)),
+                    (false, None) => Ok(check::Job::Check(paths)),
                 },
             )
         }
@@ -301,14 +301,14 @@ fn cli_trust(flag: bool) -> Trust {
     Trust(flag)
 }
 
-/// Load the configuration, build the job, run the pipeline on a fresh pool, print.
+/// Load the configuration, build the job, run the check on a fresh pool, print.
 fn report_run(
     trust: &Trust,
     workspace: &Path,
     run_dir: &Path,
     args: &ReportArgs,
     invocation: &history::Invocation,
-    job: impl FnOnce(&Path) -> Result<pipeline::Job, edit::EditError>,
+    job: impl FnOnce(&Path) -> Result<check::Job, edit::EditError>,
 ) -> anyhow::Result<i32> {
     let loaded = config::load(workspace, trust.0)?;
     for note in &loaded.notes {
@@ -316,7 +316,7 @@ fn report_run(
     }
     let options = config::resolve_options(args, &loaded.options)?;
     let job = job(workspace)?;
-    let ctx = pipeline::Context {
+    let ctx = check::Context {
         workspace: workspace.to_path_buf(),
         run_dir: run_dir.to_path_buf(),
         servers: loaded.servers,
@@ -356,8 +356,8 @@ fn report_run(
 
 /// The one-shot path: a fresh pool, stopped before returning.
 fn run_in_process(
-    ctx: &pipeline::Context,
-    job: pipeline::Job,
+    ctx: &check::Context,
+    job: check::Job,
     quiet: bool,
 ) -> Result<report::Report, edit::EditError> {
     let started = std::time::Instant::now();
@@ -365,7 +365,7 @@ fn run_in_process(
     if let Some(mut line) = report::progress::StatusLine::for_stderr(quiet) {
         pool.observer = Some(Box::new(move |servers| line.update(servers)));
     }
-    let result = pipeline::run(&mut pool, ctx, job);
+    let result = check::run(&mut pool, ctx, job);
     // Dropping the observer clears the status line before the report prints.
     pool.observer = None;
     // A hung or flooding server must cost at most the timeouts (SPEC section 2), so

@@ -16,8 +16,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::check::{Context, Job};
 use crate::cli::{DaemonAction, Format};
-use crate::pipeline::{Context, Job};
 use crate::report::Report;
 use crate::report::progress::StatusLine;
 use crate::servers::ServerSpec;

@@ -1,6 +1,6 @@
 //! The warm daemon (SPEC section 6): one process per workspace that keeps the
 //! workspace's language servers running between runs, and serves runs one at a time,
-//! in arrival order, through the same [`pipeline::run`] as a one-shot run.
+//! in arrival order, through the same [`check::run`] as a one-shot run.
 //!
 //! Who owns what:
 //! - `paths`: the per-user runtime directory and the socket, lock and log names.
@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Select};
 
+use crate::check;
 use crate::lsp::{Observer, Pool, Server};
-use crate::pipeline;
 use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
@@ -384,7 +384,7 @@ impl Daemon {
                 Err(e) => log(&format!("no progress for this run: {e}")),
             }
         }
-        let ctx = pipeline::Context {
+        let ctx = check::Context {
             workspace: req.workspace,
             run_dir: req.run_dir,
             servers: req.servers,
@@ -392,7 +392,7 @@ impl Daemon {
         };
         let job = req.job;
         let pool = &mut self.pool;
-        let result = catch_unwind(AssertUnwindSafe(|| pipeline::run(pool, &ctx, job)));
+        let result = catch_unwind(AssertUnwindSafe(|| check::run(pool, &ctx, job)));
         self.pool.observer = None;
         self.runs += 1;
         match result {
@@ -441,8 +441,8 @@ impl Daemon {
     }
 
     /// Before a run: retire servers whose configuration changed, or that died without
-    /// having crashed (they never finished starting), so the pipeline starts fresh
-    /// ones; a crashed server is kept with its documents, for the pipeline to restart
+    /// having crashed (they never finished starting), so the check starts fresh
+    /// ones; a crashed server is kept with its documents, for the check to restart
     /// (`lsp::restart`). Then bring the servers' view back to the disk.
     fn prepare(&mut self, specs: &[ServerSpec]) {
         for i in 0..self.pool.servers.len() {

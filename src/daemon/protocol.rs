@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::check::Job;
 use crate::config::Options;
-use crate::pipeline::Job;
 use crate::report::Report;
 use crate::servers::ServerSpec;
 
@@ -90,7 +90,7 @@ pub struct RunRef<'a> {
     pub progress: bool,
 }
 
-/// A run, as the daemon receives it: a `pipeline::Context` and a `Job`.
+/// A run, as the daemon receives it: a `check::Context` and a `Job`.
 #[derive(Deserialize)]
 pub struct RunRequest {
     pub workspace: PathBuf,

@@ -5,7 +5,7 @@
 //! for files nobody opened (gopls reports every package it loads) and publish an empty
 //! list for a file just closed, so entries for unopened files accumulate. Between runs
 //! [`Pool::trim_diagnostics`] drops the entries of unopened files that say nothing
-//! (an empty list is what a missing entry means to the pipeline: no diagnostics), and
+//! (an empty list is what a missing entry means to the check: no diagnostics), and
 //! beyond a cap the oldest of the rest, by the pool clock of their last publish or pull.
 //! Entries of open documents are never dropped here: the open-document cap bounds them.
 //!

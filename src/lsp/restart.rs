@@ -12,7 +12,7 @@
 //!   ... at most [`MAX_BACKOFF`]) before a restart is allowed. Until then the server
 //!   stays dead, and runs that need it say why and when it comes back.
 //!
-//! Who restarts: the pipeline, for a server of its run found dead (it died between
+//! Who restarts: the check, for a server of its run found dead (it died between
 //! runs) or dying during one of its waits, at most once per server and run; and the
 //! daemon, between runs, for a server that crashed while idle, so the next run finds
 //! it warm. [`Pool::restart`] spawns the same spec at the same root in a new slot

@@ -1,0 +1,240 @@
+//! The before view: the diagnostics of the run's files and of their likely
+//! dependents as they stood before the edit, taken before the servers see it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lsp_types::Diagnostic;
+
+use crate::dependents;
+use crate::lsp::Pool;
+use crate::wait::{self, Target};
+
+use super::files::Tracked;
+use super::servers::{Group, settle_reviving};
+use super::{Context, fmt_duration};
+
+/// Dependents opened per server and run, at most.
+const MAX_DEPENDENTS: usize = 40;
+
+/// Diagnostics keyed by the server slot that said them and the file.
+pub(super) type Held = HashMap<(usize, PathBuf), Vec<Diagnostic>>;
+
+/// What the servers said before the edit.
+#[derive(Default)]
+pub(super) struct Before {
+    /// The files the run asked about.
+    pub asked: Held,
+    /// Everything the servers held, to spot files they report on their own (gopls
+    /// pushes files nobody opened).
+    pub held: Held,
+    /// Files whose before view did not arrive in time.
+    pub missing: Vec<PathBuf>,
+    /// The dependents' text as shown to the servers.
+    pub dependent_text: HashMap<PathBuf, String>,
+}
+
+impl Before {
+    /// The before diagnostics of `path` as server `s` said them when asked.
+    pub fn asked_of(&self, s: usize, path: &Path) -> Vec<Diagnostic> {
+        self.asked
+            .get(&(s, path.to_path_buf()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The before diagnostics of `path` as server `s` said them: asked for, else
+    /// held, else none.
+    pub fn of(&self, s: usize, path: &Path) -> Vec<Diagnostic> {
+        let key = (s, path.to_path_buf());
+        self.asked
+            .get(&key)
+            .or_else(|| self.held.get(&key))
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Likely dependents of each group's files, found before the servers see the edit.
+pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
+    for g in groups {
+        if g.server.is_none() {
+            continue;
+        }
+        let edited: Vec<dependents::Edited<'_>> = g
+            .files
+            .iter()
+            .map(|&i| dependents::Edited {
+                path: &tracked[i].path,
+                before: tracked[i].before.as_deref(),
+                after: tracked[i].after.as_deref(),
+            })
+            .collect();
+        g.dependents = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+    }
+}
+
+/// Open every existing file of the run as it is now and wait for its diagnostics.
+/// On a cold server this is where the start-up budget goes.
+pub(super) fn take(
+    pool: &mut Pool,
+    ctx: &Context,
+    groups: &mut [Group],
+    tracked: &[Tracked],
+    before_is_disk: bool,
+    notes: &mut Vec<String>,
+) -> Before {
+    let opts = &ctx.options;
+    let mut before = Before::default();
+    let mut targets: Vec<Target> = Vec::new();
+    for g in groups.iter() {
+        let Some(s) = g.server else { continue };
+        targets.extend(show_befores(pool, s, g, tracked, before_is_disk));
+        for d in &g.dependents {
+            let Ok(text) = std::fs::read_to_string(d) else {
+                continue;
+            };
+            targets.push(sync(pool, s, d, &text));
+            before.dependent_text.insert(d.clone(), text);
+        }
+    }
+    let any_cold = groups.iter().any(|g| g.cold);
+    let deadline = Instant::now()
+        + if any_cold {
+            opts.startup_timeout
+        } else {
+            opts.timeout
+        };
+    // A cold server with files to look at settles in the wait below (it waits for
+    // the server too); one with none (only new files) settles here, so its start-up
+    // is not charged to the primary wait.
+    let cold_without_targets: Vec<usize> = groups
+        .iter()
+        .filter(|g| g.cold)
+        .filter_map(|g| g.server)
+        .filter(|s| !targets.iter().any(|t| t.server == *s))
+        .collect();
+    if !cold_without_targets.is_empty() {
+        wait::settle_servers(pool, &cold_without_targets, deadline);
+    }
+    let outcome = settle_reviving(pool, groups, notes, &mut targets, &mut Vec::new(), deadline);
+    give_up_on_uninitialized(pool, groups, opts.startup_timeout);
+    for g in groups.iter_mut() {
+        g.before_server = g.server;
+    }
+    for (t, fresh) in targets.iter().zip(&outcome.fresh) {
+        if !fresh && !pool.servers[t.server].is_dead() {
+            before.missing.push(t.path.clone());
+        }
+        before.asked.insert(
+            (t.server, t.path.clone()),
+            pool.servers[t.server].diagnostics_of(&t.path),
+        );
+    }
+    for g in groups.iter() {
+        let Some(s) = g.server else { continue };
+        for p in pool.servers[s].diagnostics.keys() {
+            before
+                .held
+                .insert((s, p.clone()), pool.servers[s].diagnostics_of(p));
+        }
+    }
+    before
+}
+
+/// Show server `s` the before text of each of the group's files. A before text the
+/// server does not hold (a reviewed change on a warm server: HEAD's text where it has
+/// the disk's) changes what it sees, so the cached diagnostics of every other file no
+/// longer hold: such texts are shown first, and [`sync`] asks afresh for any file
+/// whose diagnostics predate them. A file it never opened counts as held when the
+/// before text is the disk's, which the server has read.
+fn show_befores(
+    pool: &mut Pool,
+    s: usize,
+    g: &Group,
+    tracked: &[Tracked],
+    before_is_disk: bool,
+) -> Vec<Target> {
+    let befores: Vec<(&Path, &str)> = g
+        .files
+        .iter()
+        .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
+        .collect();
+    let (other, held): (Vec<_>, Vec<_>) =
+        befores
+            .iter()
+            .partition(|(path, text)| match pool.servers[s].docs.get(*path) {
+                Some(doc) => doc.text != *text,
+                None => {
+                    !before_is_disk
+                        && std::fs::read_to_string(path).map_or(true, |disk| disk != *text)
+                }
+            });
+    if !other.is_empty() {
+        pool.mark_changed(s);
+    }
+    other
+        .into_iter()
+        .chain(held)
+        .map(|(path, text)| sync(pool, s, path, text))
+        .collect()
+}
+
+/// A server that has not answered `initialize` within the start-up budget is given
+/// up on now, not waited for again in every later phase.
+fn give_up_on_uninitialized(pool: &mut Pool, groups: &[Group], budget: std::time::Duration) {
+    for g in groups {
+        if let Some(s) = g.server
+            && g.cold
+            && pool.servers[s].ready_at.is_none()
+            && !pool.servers[s].is_dead()
+        {
+            pool.kill(
+                s,
+                format!(
+                    "did not answer initialize within {} (--startup-timeout)",
+                    fmt_duration(budget)
+                ),
+            );
+        }
+    }
+}
+
+/// Make the server's view of `path` equal `text`, sending nothing if it already
+/// is and the diagnostics it holds for it still hold (nothing it sees changed
+/// since, outside a run's own edit); the target's trigger is the last change the
+/// server saw.
+pub(super) fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
+    let server = &pool.servers[s];
+    if let Some(doc) = server.docs.get(path)
+        && doc.text == text
+        && server.diagnostics_hold(path)
+    {
+        return Target {
+            server: s,
+            path: path.to_path_buf(),
+            trigger: doc.changed_at,
+            // When the server got this text, not now: on a warm daemon that is an
+            // earlier run, and the server's silence about the file since then already
+            // says its diagnostics did not change (typescript-language-server publishes
+            // nothing for a file that stays clean). Counting from now made every warm
+            // run wait `unpublished_after` for such files before the edit was applied.
+            trigger_at: doc.changed_instant,
+            version: Some(doc.version),
+        };
+    }
+    sync_forced(pool, s, path, text)
+}
+
+/// Open or change `path` to `text` with a new version, always.
+pub(super) fn sync_forced(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
+    let version = pool.open_or_change(s, path, text);
+    Target {
+        server: s,
+        path: path.to_path_buf(),
+        trigger: pool.clock,
+        trigger_at: Instant::now(),
+        version: Some(version),
+    }
+}

@@ -1,0 +1,107 @@
+//! Before and after, per file: the run's own files (their lines mapped through the
+//! edit), their likely dependents, and any other file a server reported on by
+//! itself since the edit with changed results.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::diff::{self, LineMap};
+use crate::lsp::Pool;
+use crate::report::{FileReport, Role};
+
+use super::before::Before;
+use super::files::Tracked;
+use super::servers::Group;
+
+/// The files of the report and how many diagnostics the edit fixed.
+pub(super) struct Compared {
+    pub files: Vec<FileReport>,
+    pub fixed: usize,
+}
+
+pub(super) fn compare(
+    pool: &Pool,
+    groups: &[Group],
+    tracked: &[Tracked],
+    before: &Before,
+    edit_clock: u64,
+    has_change: bool,
+) -> Compared {
+    let mut out = Compared {
+        files: Vec::new(),
+        fixed: 0,
+    };
+    let mut reported: HashSet<PathBuf> = HashSet::new();
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        // A server that died (and was not restarted) holds what it said before: not
+        // this edit's diagnostics. Its files are reported as not checked.
+        if pool.servers[s].is_dead() {
+            continue;
+        }
+        let sb = g.before_server.unwrap_or(s);
+        for &i in &g.files {
+            let t = &tracked[i];
+            let Some(after_text) = &t.after else { continue };
+            let after = pool.servers[s].diagnostics_of(&t.path);
+            let (before_diags, map) = if has_change {
+                let map = LineMap::new(t.before.as_deref().unwrap_or(""), after_text);
+                (before.asked_of(sb, &t.path), map)
+            } else {
+                (Vec::new(), LineMap::identity())
+            };
+            let c = diff::classify(&before_diags, &after, &map);
+            out.fixed += c.fixed.len();
+            reported.insert(t.path.clone());
+            out.files.push(FileReport {
+                path: t.path.clone(),
+                role: Role::Edited,
+                diagnostics: c.diagnostics,
+            });
+        }
+        let mut dependents: Vec<PathBuf> = g.dependents.clone();
+        dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
+        for d in dependents {
+            if !reported.insert(d.clone()) {
+                continue;
+            }
+            let after = pool.servers[s].diagnostics_of(&d);
+            let c = diff::classify(&before.of(sb, &d), &after, &LineMap::identity());
+            out.fixed += c.fixed.len();
+            out.files.push(FileReport {
+                path: d,
+                role: Role::Dependent,
+                diagnostics: c.diagnostics,
+            });
+        }
+    }
+    out
+}
+
+/// Files server `s` reported on by itself since the edit, with changed results.
+fn unsolicited(
+    pool: &Pool,
+    s: usize,
+    sb: usize,
+    asked: &[PathBuf],
+    before: &Before,
+    edit_clock: u64,
+) -> Vec<PathBuf> {
+    let server = &pool.servers[s];
+    let mut out: Vec<PathBuf> = server
+        .diagnostics
+        .iter()
+        .filter(|(p, d)| {
+            d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
+                && !asked.contains(p)
+                && before
+                    .held
+                    .get(&(sb, (*p).clone()))
+                    .map(|b| b != &server.diagnostics_of(p))
+                    .unwrap_or(!server.diagnostics_of(p).is_empty())
+        })
+        .map(|(p, _)| p.clone())
+        .collect();
+    out.sort();
+    out
+}

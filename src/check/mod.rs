@@ -1,0 +1,216 @@
+//! One check, edit in, report out: resolve each file's server, take the before view,
+//! apply the edit, tell the servers, wait (primary, then cross-file), compare, and
+//! build the [`Report`]. The check takes a [`Pool`] of servers and does not care who
+//! started them: a one-shot run passes a fresh pool, the daemon a warm one.
+//!
+//! [`run`] reads as the list of phases; each phase is a module of its own:
+//! [`files`] (what the job touches), [`servers`] (resolve, connect, revive),
+//! [`before`] (dependents and the before view), [`notify`], [`waits`], [`compare`],
+//! [`verdict`] (what was not checked) and [`finish`] (`--reject`, restoring a dry
+//! run's view).
+
+mod before;
+mod compare;
+mod files;
+mod finish;
+mod notify;
+mod servers;
+mod verdict;
+mod waits;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::config::Options;
+use crate::edit::{self, EditError, EditPlan};
+use crate::lsp::Pool;
+use crate::report::{Applied, Report, Role, ServerReport, ServerStatus};
+use crate::servers::ServerSpec;
+
+/// What a run is about.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub enum Job {
+    /// Apply this edit (to disk, or in memory only with --dry-run/--reject).
+    Edit(EditPlan),
+    /// Report on these files, unchanged. Every diagnostic counts as new.
+    Check(Vec<PathBuf>),
+    /// Show the servers a change in memory only, never writing it, and count as new
+    /// only what it introduced: `check --staged` (HEAD → index) and `check --patch`
+    /// (the working tree with the diff reversed → the working tree). Afterwards the
+    /// servers' view goes back to the disk's.
+    Review(EditPlan),
+}
+
+/// Everything a run needs besides the servers.
+pub struct Context {
+    pub workspace: PathBuf,
+    pub run_dir: PathBuf,
+    pub servers: Vec<ServerSpec>,
+    pub options: Options,
+}
+
+/// What kind of run this is, as the phases need to know.
+#[derive(Clone, Copy)]
+struct Kind {
+    /// An edit to apply (else a check or a review, which never write).
+    is_edit: bool,
+    /// A change to compare before and after: an edit, or a reviewed change.
+    has_change: bool,
+    /// The before texts are the disk's (a review's are HEAD's or a patch's).
+    before_is_disk: bool,
+}
+
+impl Kind {
+    fn of(job: &Job) -> Kind {
+        Kind {
+            is_edit: matches!(job, Job::Edit(_)),
+            has_change: !matches!(job, Job::Check(_)),
+            before_is_disk: !matches!(job, Job::Review(_)),
+        }
+    }
+}
+
+/// Run `job` with the servers of `pool`, starting the ones it lacks.
+pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError> {
+    let opts = &ctx.options;
+    let kind = Kind::of(&job);
+    let (plan, tracked) = files::track(job)?;
+
+    let servers::Resolved {
+        mut groups,
+        skipped,
+        mut notes,
+        mut unchecked_files,
+    } = servers::resolve(ctx, &tracked);
+    servers::connect(pool, &mut groups, &mut notes);
+    if kind.has_change {
+        before::find_dependents(&mut groups, &tracked);
+    }
+    let before = before::take(
+        pool,
+        ctx,
+        &mut groups,
+        &tracked,
+        kind.before_is_disk,
+        &mut notes,
+    );
+
+    // --dry-run and --reject keep the disk as it is for now.
+    let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
+    if write_now {
+        edit::commit(&plan)?;
+    }
+    let mut targets = notify::notify(pool, &groups, &tracked, &before, write_now, kind.has_change);
+    let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
+    let compared = compare::compare(
+        pool,
+        &groups,
+        &tracked,
+        &before,
+        targets.edit_clock,
+        kind.has_change,
+    );
+
+    let has_cross = !targets.cross.is_empty();
+    let timed_out = verdict::judge_servers(pool, ctx, &mut groups, &waits, has_cross);
+    if kind.has_change {
+        notes.extend(verdict::before_missing_note(ctx, &before.missing));
+    }
+    if !write_now && kind.has_change {
+        let unsaved = verdict::unsaved_dependents_notes(ctx, &groups);
+        unchecked_files |= !unsaved.is_empty();
+        notes.extend(unsaved);
+    }
+    let incomplete =
+        timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
+    let exit_code = crate::report::exit_code(&compared.files, opts.fail_on, incomplete);
+
+    let mut ending = finish::Ending {
+        written: write_now,
+        rejected: false,
+    };
+    if kind.is_edit && opts.reject && !opts.dry_run {
+        ending = finish::reject_or_write(pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
+    }
+    if kind.has_change && !ending.written {
+        finish::restore(pool, &groups, &tracked);
+    }
+
+    let applied = if kind.is_edit {
+        tracked
+            .iter()
+            .filter_map(|t| {
+                t.action.map(|action| Applied {
+                    path: t.path.clone(),
+                    action,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let cross_files_checked = compared
+        .files
+        .iter()
+        .filter(|f| f.role == Role::Dependent)
+        .count();
+    Ok(Report {
+        workspace: ctx.workspace.clone(),
+        run_dir: ctx.run_dir.clone(),
+        applied,
+        dry_run: opts.dry_run,
+        rejected: ending.rejected,
+        is_edit: kind.is_edit,
+        files: compared.files,
+        fixed: compared.fixed,
+        servers: groups.iter().map(server_report).collect(),
+        notes,
+        skipped,
+        cross_files_checked,
+        cross_file_secs: waits.cross_secs,
+        timed_out,
+        exit_code,
+    })
+}
+
+fn server_report(g: &servers::Group) -> ServerReport {
+    ServerReport {
+        name: g.spec.name.clone(),
+        status: g.status,
+        primary_ms: g.primary_ms,
+        cross_file_ms: g.cross_file_ms,
+        detail: g.detail.clone(),
+    }
+}
+
+/// `path` relative to `base` for messages.
+pub fn rel(base: &Path, path: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(p) => p.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// Up to three paths, and how many more.
+fn summarize(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut s = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        s.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    s
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}

@@ -1,0 +1,78 @@
+//! Telling the servers about the edit as an editor would: the new text of each file
+//! (open or change, save when written), created and deleted files announced, and the
+//! likely dependents touched so that their diagnostics are said again.
+
+use std::path::PathBuf;
+
+use crate::lsp::Pool;
+use crate::wait::Target;
+
+use super::before::{Before, sync_forced};
+use super::files::Tracked;
+use super::servers::Group;
+
+/// What the waits wait for after the servers were told.
+pub(super) struct Targets {
+    /// The run's own files.
+    pub primary: Vec<Target>,
+    /// Their likely dependents.
+    pub cross: Vec<Target>,
+    /// The pool clock when the edit was shown: a publish after it is about the edit.
+    pub edit_clock: u64,
+}
+
+/// Notify every group's server of its files' new text. `written`: the edit is on
+/// disk (so the servers are told of the save). `has_change`: the run changes
+/// something whose dependents must be said again.
+pub(super) fn notify(
+    pool: &mut Pool,
+    groups: &[Group],
+    tracked: &[Tracked],
+    before: &Before,
+    written: bool,
+    has_change: bool,
+) -> Targets {
+    let mut targets = Targets {
+        primary: Vec::new(),
+        cross: Vec::new(),
+        edit_clock: pool.clock,
+    };
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        let mut watched: Vec<(PathBuf, u8)> = Vec::new();
+        for &i in &g.files {
+            let t = &tracked[i];
+            if let Some(old) = &t.renamed_from {
+                pool.close(s, old);
+                watched.push((old.clone(), 3));
+            }
+            match &t.after {
+                Some(text) => {
+                    if t.before.is_none() || t.renamed_from.is_some() {
+                        watched.push((t.path.clone(), 1));
+                    }
+                    targets.primary.push(sync_forced(pool, s, &t.path, text));
+                    if written {
+                        pool.save(s, &t.path);
+                    }
+                }
+                None => {
+                    pool.close(s, &t.path);
+                    watched.push((t.path.clone(), 3));
+                }
+            }
+        }
+        pool.watched(s, &watched);
+        if has_change {
+            // The dependents' text did not change, but their diagnostics may have:
+            // a change with a new version makes the server publish (or answer) for
+            // them again, and tells us which publish is the fresh one.
+            for d in &g.dependents {
+                if let Some(text) = before.dependent_text.get(d) {
+                    targets.cross.push(sync_forced(pool, s, d, text));
+                }
+            }
+        }
+    }
+    targets
+}

@@ -1,0 +1,237 @@
+//! The server instances of a run: which server checks which files at which root
+//! (resolve), getting each one running (connect), and bringing one back after a
+//! crash (revive), once per run.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::config;
+use crate::lsp::Pool;
+use crate::lsp::restart::NotRestarted;
+use crate::report::ServerStatus;
+use crate::servers::ServerSpec;
+use crate::wait::{self, Target};
+use crate::workspace;
+
+use super::files::Tracked;
+use super::{Context, rel};
+
+/// The files of one server instance (a server at one root) and how its part of the
+/// run went.
+pub(super) struct Group {
+    pub spec: ServerSpec,
+    pub root: PathBuf,
+    pub server: Option<usize>,
+    pub cold: bool,
+    /// Indexes into the run's tracked files.
+    pub files: Vec<usize>,
+    pub dependents: Vec<PathBuf>,
+    pub status: ServerStatus,
+    pub detail: Option<String>,
+    pub primary_ms: Option<u64>,
+    pub cross_file_ms: Option<u64>,
+    /// Its server was restarted in this run (see [`revive`]): never twice.
+    pub revived: bool,
+    /// The slot the before view was taken from: not `server` once a crash during a
+    /// later wait moved it to a new slot.
+    pub before_server: Option<usize>,
+}
+
+impl Group {
+    fn new(spec: &ServerSpec, root: PathBuf, file: usize) -> Group {
+        Group {
+            spec: spec.clone(),
+            root,
+            server: None,
+            cold: false,
+            files: vec![file],
+            dependents: Vec::new(),
+            status: ServerStatus::Ok,
+            detail: None,
+            primary_ms: None,
+            cross_file_ms: None,
+            revived: false,
+            before_server: None,
+        }
+    }
+}
+
+/// What resolving the files' servers found besides the groups.
+#[derive(Default)]
+pub(super) struct Resolved {
+    pub groups: Vec<Group>,
+    /// Files no server covers: written, reported as skipped.
+    pub skipped: Vec<PathBuf>,
+    pub notes: Vec<String>,
+    /// A file a server covers could not be shown to it (not UTF-8, too large).
+    pub unchecked_files: bool,
+}
+
+/// Each file's server and root, grouped by server instance.
+pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
+    let mut out = Resolved::default();
+    for (i, t) in tracked.iter().enumerate() {
+        let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
+            out.skipped.push(t.path.clone());
+            continue;
+        };
+        if let Some(why) = &t.unchecked {
+            // The servers cannot be shown it: an incomplete check, said as such. (Its
+            // `after` is `None` like a deleted file's, and must not be taken for one.)
+            out.notes.push(format!(
+                "{}: {why}, not checked",
+                rel(&ctx.run_dir, &t.path)
+            ));
+            out.unchecked_files = true;
+            continue;
+        }
+        let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
+        match out
+            .groups
+            .iter_mut()
+            .find(|g| g.spec.name == spec.name && g.root == root)
+        {
+            Some(g) => g.files.push(i),
+            None => out.groups.push(Group::new(spec, root, i)),
+        }
+    }
+    out
+}
+
+/// Reuse the pool's servers, start the missing ones; a server that crashed since an
+/// earlier run is restarted with its documents.
+pub(super) fn connect(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {
+    for g in groups {
+        if let Some(i) = pool.find(&g.spec.name, &g.root) {
+            if !pool.servers[i].is_dead() {
+                g.server = Some(i);
+                // One restarted after a crash may still be starting: cold, then.
+                g.cold = pool.servers[i].ready_at.is_none();
+                continue;
+            }
+            // It crashed since an earlier run (the daemon keeps a crashed server and
+            // its documents for this): restarted with them, unless it crash-loops.
+            if pool.crashed(i) {
+                g.cold = revive(pool, i, g, notes, "had crashed since the last run").is_some();
+                continue;
+            }
+        }
+        let Some(program) = config::which(&g.spec.command) else {
+            g.status = ServerStatus::Missing;
+            g.detail = Some(format!(
+                "not installed ({}; install: {})",
+                config::not_found(&g.spec.command),
+                g.spec.install_hint
+            ));
+            continue;
+        };
+        match pool.start(&g.spec, &program, &g.root) {
+            Ok(i) => {
+                g.server = Some(i);
+                g.cold = true;
+            }
+            Err(e) => {
+                g.status = ServerStatus::Failed;
+                g.detail = Some(format!("failed to start `{}`: {e}", g.spec.command));
+            }
+        }
+    }
+}
+
+/// Restart the dead server in slot `old` for group `g` (`Pool::restart`: the same
+/// spec at the same root, its documents reopened with the text it had been shown;
+/// refused while its crash backoff runs), and say so in a note. Once per group and
+/// run, whatever the outcome. Returns the new slot; when refused, the group is marked
+/// crashed with the reason.
+fn revive(
+    pool: &mut Pool,
+    old: usize,
+    g: &mut Group,
+    notes: &mut Vec<String>,
+    what_happened: &str,
+) -> Option<usize> {
+    g.revived = true;
+    let reason = pool.servers[old].dead_reason().unwrap_or("").to_string();
+    let docs = pool.servers[old].docs.len();
+    match pool.restart(old) {
+        Ok(new) => {
+            notes.push(format!(
+                "{} {what_happened} ({reason}); restarted it and reopened {docs} file{}",
+                g.spec.name,
+                if docs == 1 { "" } else { "s" }
+            ));
+            g.server = Some(new);
+            Some(new)
+        }
+        Err(NotRestarted(why)) => {
+            g.status = ServerStatus::Crashed;
+            g.detail = Some(format!("{reason}; {why}; its files were not checked"));
+            None
+        }
+    }
+}
+
+/// After a wait: restart each server of the run that crashed during it, unless it was
+/// restarted in this run already, and move its targets in `lists` to the new slot,
+/// triggered by the reopening of their documents. Returns whether any was restarted,
+/// that is, whether the wait must be made again.
+pub(super) fn revive_crashed(
+    pool: &mut Pool,
+    groups: &mut [Group],
+    lists: &mut [&mut Vec<Target>],
+    notes: &mut Vec<String>,
+) -> bool {
+    let mut any = false;
+    for g in groups.iter_mut() {
+        let Some(old) = g.server else { continue };
+        if g.revived || !pool.crashed(old) {
+            continue;
+        }
+        let Some(new) = revive(pool, old, g, notes, "crashed during the run") else {
+            continue;
+        };
+        for target in lists.iter_mut().flat_map(|l| l.iter_mut()) {
+            if target.server != old {
+                continue;
+            }
+            if let Some(doc) = pool.servers[new].docs.get(&target.path) {
+                *target = Target {
+                    server: new,
+                    path: target.path.clone(),
+                    trigger: doc.changed_at,
+                    trigger_at: Instant::now(),
+                    version: Some(doc.version),
+                };
+            }
+        }
+        any = true;
+    }
+    any
+}
+
+/// Settle `targets` by `deadline`; a server of the run that crashes meanwhile is
+/// restarted once and the wait made again, within the same deadline. `also` are
+/// targets moved to the restarted server too (the next phase's).
+pub(super) fn settle_reviving(
+    pool: &mut Pool,
+    groups: &mut [Group],
+    notes: &mut Vec<String>,
+    targets: &mut Vec<Target>,
+    also: &mut Vec<Target>,
+    deadline: Instant,
+) -> wait::Outcome {
+    let first = wait::settle_prefetching(pool, targets, also, deadline);
+    if !revive_crashed(pool, groups, &mut [targets, also], notes) {
+        return first;
+    }
+    let second = wait::settle_prefetching(pool, targets, also, deadline);
+    again(first, second)
+}
+
+/// A wait made again after a restart: its result, with the time of both.
+pub(super) fn again(first: wait::Outcome, second: wait::Outcome) -> wait::Outcome {
+    wait::Outcome {
+        elapsed: first.elapsed + second.elapsed,
+        ..second
+    }
+}

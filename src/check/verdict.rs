@@ -1,0 +1,133 @@
+//! What was and was not checked: each server's status and the notes that say why a
+//! check is incomplete. An incomplete check never passes as clean (exit 3).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::lsp::Pool;
+use crate::report::ServerStatus;
+use crate::wait::{Outcome, Unsettled};
+
+use super::servers::Group;
+use super::waits::Waits;
+use super::{Context, fmt_duration, rel, summarize};
+
+/// Set each group's status and timings from how the waits ended. Returns whether a
+/// wait ran out.
+pub(super) fn judge_servers(
+    pool: &Pool,
+    ctx: &Context,
+    groups: &mut [Group],
+    waits: &Waits,
+    has_cross: bool,
+) -> bool {
+    let opts = &ctx.options;
+    let mut timed_out = false;
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        let server = &pool.servers[s];
+        g.primary_ms = Some(waits.primary.elapsed.as_millis() as u64);
+        if has_cross {
+            g.cross_file_ms = Some(waits.cross.elapsed.as_millis() as u64);
+        }
+        if let Some(reason) = server.dead_reason() {
+            if g.revived && g.status == ServerStatus::Crashed {
+                // Not restarted (crash backoff): `revive` said why.
+                continue;
+            }
+            g.status = if server.ready_at.is_some() {
+                ServerStatus::Crashed
+            } else {
+                ServerStatus::Failed
+            };
+            let again = if g.revived {
+                "; it crashed again after its restart"
+            } else {
+                ""
+            };
+            g.detail = Some(format!("{reason}{again}; its files were not checked"));
+            continue;
+        }
+        let problems: Vec<String> = [
+            (&waits.primary, "timed out", opts.timeout),
+            (
+                &waits.cross,
+                "cross-file wait timed out",
+                opts.cross_file_timeout,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(outcome, label, limit)| unsettled_text(ctx, outcome, s, label, limit))
+        .collect();
+        if !problems.is_empty() {
+            timed_out = true;
+            g.status = ServerStatus::Timeout;
+            g.detail = Some(problems.join("; "));
+        }
+    }
+    timed_out
+}
+
+/// What server `s` left unsettled in a wait, as a note, or `None`.
+fn unsettled_text(
+    ctx: &Context,
+    outcome: &Outcome,
+    s: usize,
+    label: &str,
+    limit: Duration,
+) -> Option<String> {
+    let mine: Vec<&Unsettled> = outcome.unsettled.iter().filter(|u| u.server == s).collect();
+    if mine.is_empty() {
+        return None;
+    }
+    let paths: Vec<String> = mine
+        .iter()
+        .filter_map(|u| u.path.as_ref())
+        .map(|p| rel(&ctx.run_dir, p))
+        .collect();
+    let why = mine
+        .iter()
+        .find(|u| u.path.is_none())
+        .map(|u| u.reason.clone());
+    let mut text = format!("{label} after {}", fmt_duration(limit));
+    if let Some(why) = why {
+        text.push_str(&format!(" ({why})"));
+    }
+    if !paths.is_empty() {
+        text.push_str(&format!("; not checked: {}", summarize(&paths)));
+    }
+    Some(text)
+}
+
+/// The note for files whose before view did not arrive.
+pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
+    if missing.is_empty() {
+        return None;
+    }
+    let paths: Vec<String> = missing.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+    Some(format!(
+        "no before view of {} (servers too slow): their old diagnostics may show as new",
+        summarize(&paths)
+    ))
+}
+
+/// clangd 14 builds a file's includes from the disk, not from open documents: the
+/// dependents of a header change it has not seen written were re-read with the old
+/// header, and their "no change" proves nothing. Returns the notes, one per server.
+pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+    groups
+        .iter()
+        .filter(|g| {
+            g.server.is_some() && !g.spec.wait.dependents_see_unsaved && !g.dependents.is_empty()
+        })
+        .map(|g| {
+            let paths: Vec<String> = g.dependents.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+            format!(
+                "{} reads included files from disk, so the files depending on a change \
+                 not written to disk were not rechecked: {}",
+                g.spec.name,
+                summarize(&paths)
+            )
+        })
+        .collect()
+}

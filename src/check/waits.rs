@@ -1,0 +1,57 @@
+//! The primary wait (the run's own files), then the cross-file wait (their likely
+//! dependents), each bounded by its own timeout. A server that crashes during either
+//! is restarted once and the wait made again for its files, within what is left of
+//! the same deadline.
+
+use std::time::Instant;
+
+use crate::config::Options;
+use crate::lsp::Pool;
+use crate::wait::{self, Outcome};
+
+use super::notify::Targets;
+use super::servers::{Group, again, revive_crashed, settle_reviving};
+
+/// How the waits after the edit ended.
+pub(super) struct Waits {
+    pub primary: Outcome,
+    pub cross: Outcome,
+    /// From the edit to the last dependent checked: the dependents are asked for
+    /// during the primary wait already, so the cross-file phase alone says little.
+    pub cross_secs: f64,
+}
+
+pub(super) fn wait_after_edit(
+    pool: &mut Pool,
+    opts: &Options,
+    groups: &mut [Group],
+    targets: &mut Targets,
+    notes: &mut Vec<String>,
+) -> Waits {
+    let notified = Instant::now();
+    let Targets { primary, cross, .. } = targets;
+    let primary_deadline = Instant::now() + opts.timeout;
+    let mut primary_outcome =
+        settle_reviving(pool, groups, notes, primary, cross, primary_deadline);
+    let cross_outcome = if cross.is_empty() {
+        Outcome::default()
+    } else {
+        let deadline = Instant::now() + opts.cross_file_timeout;
+        let first = wait::settle(pool, cross, deadline);
+        if revive_crashed(pool, groups, &mut [&mut *primary, &mut *cross], notes) {
+            // The restarted server's primary files are settled again first: its
+            // earlier answers died with it.
+            let primary_again = wait::settle(pool, primary, deadline);
+            let cross_again = wait::settle(pool, cross, deadline);
+            primary_outcome.unsettled = primary_again.unsettled;
+            again(first, cross_again)
+        } else {
+            first
+        }
+    };
+    Waits {
+        primary: primary_outcome,
+        cross: cross_outcome,
+        cross_secs: notified.elapsed().as_secs_f64(),
+    }
+}
