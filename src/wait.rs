@@ -357,3 +357,6 @@ fn explain(
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

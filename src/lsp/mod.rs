@@ -377,6 +377,23 @@ impl Pool {
     ) -> std::io::Result<usize> {
         let index = self.servers.len();
         let transport = Transport::spawn(program, &spec.args, root, index, self.tx.clone())?;
+        Ok(self.attach(spec, root, transport))
+    }
+
+    /// A server for `spec` at `root` played by the caller through the returned peer
+    /// (`initialize` is already on its way to it). Use this for testing.
+    pub fn start_in_memory(
+        &mut self,
+        spec: &ServerSpec,
+        root: &Path,
+    ) -> (usize, transport::MemoryPeer) {
+        let (transport, peer) = Transport::memory(self.servers.len(), self.tx.clone());
+        (self.attach(spec, root, transport), peer)
+    }
+
+    /// Add a server over `transport` and send `initialize`.
+    fn attach(&mut self, spec: &ServerSpec, root: &Path, transport: Transport) -> usize {
+        let index = self.servers.len();
         let now = Instant::now();
         let mut server = Server {
             name: spec.name.clone(),
@@ -421,7 +438,7 @@ impl Pool {
         )));
         self.servers.push(server);
         self.clock += 1;
-        Ok(index)
+        index
     }
 
     /// Handle the next incoming event, waiting until `until` at most. Returns false

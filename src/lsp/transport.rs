@@ -40,11 +40,33 @@ pub enum Incoming {
     Closed,
 }
 
-/// A running server process and its I/O threads.
+/// A running server process and its I/O threads, or an in-memory peer for tests.
 pub struct Transport {
-    child: Child,
+    /// `None` for an in-memory transport ([`Transport::memory`]).
+    child: Option<Child>,
     writer: Sender<Message>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// The server's end of an in-memory transport: what the client sent, and a way to
+/// answer. Dropping it is the server exiting (the pool sees its stream close).
+pub struct MemoryPeer {
+    index: usize,
+    events: Sender<(usize, Incoming)>,
+    pub received: Receiver<Message>,
+}
+
+impl MemoryPeer {
+    /// Send `msg` to the client as the server would.
+    pub fn send(&self, msg: Message) {
+        let _ = self.events.send((self.index, Incoming::Message(msg)));
+    }
+}
+
+impl Drop for MemoryPeer {
+    fn drop(&mut self) {
+        let _ = self.events.send((self.index, Incoming::Closed));
+    }
 }
 
 impl Transport {
@@ -139,10 +161,28 @@ impl Transport {
             })?;
 
         Ok(Transport {
-            child,
+            child: Some(child),
             writer,
             stderr_tail,
         })
+    }
+
+    /// A transport to a server played by the caller, in memory: the rules that read
+    /// what servers say can be tested message by message, as `lsp_server`'s
+    /// `Connection::memory` allows for servers. Use this for testing.
+    pub fn memory(index: usize, events: Sender<(usize, Incoming)>) -> (Transport, MemoryPeer) {
+        let (writer, received) = crossbeam_channel::unbounded::<Message>();
+        let transport = Transport {
+            child: None,
+            writer,
+            stderr_tail: Arc::default(),
+        };
+        let peer = MemoryPeer {
+            index,
+            events,
+            received,
+        };
+        (transport, peer)
     }
 
     /// Queue a message; never blocks.
@@ -150,8 +190,9 @@ impl Transport {
         let _ = self.writer.send(msg);
     }
 
+    /// The server's process id; 0 for an in-memory server.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.as_ref().map_or(0, Child::id)
     }
 
     /// The last lines the server wrote to stderr.
@@ -164,13 +205,14 @@ impl Transport {
 
     /// The exit status, if the process has exited.
     pub fn try_exit_status(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        self.child.as_mut()?.try_wait().ok().flatten()
     }
 
     /// Wait for the process to exit until `deadline`, then kill it. Always reaps.
     pub fn finish(&mut self, deadline: std::time::Instant) {
+        let Some(child) = &mut self.child else { return };
         loop {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             if std::time::Instant::now() >= deadline {
@@ -179,17 +221,19 @@ impl Transport {
             // Polling a child's exit has no blocking-with-timeout form in std.
             thread::sleep(std::time::Duration::from_millis(5));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
 impl Drop for Transport {
     fn drop(&mut self) {
         // No orphan servers, whatever path led here.
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        if let Some(child) = &mut self.child
+            && let Ok(None) = child.try_wait()
+        {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }

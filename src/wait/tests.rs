@@ -1,0 +1,309 @@
+//! The wait rules, message by message, against a server played in memory
+//! ([`Pool::start_in_memory`]). Each negative case is bounded by a deadline shorter
+//! than the rule it checks would need, so a broken rule fails the test instead of
+//! slowing it; no test sleeps.
+
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use lsp_server::{Message, Notification, Response};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::lsp::transport::MemoryPeer;
+use crate::lsp::uri;
+use crate::servers::{ServerSpec, WaitProfile};
+
+/// A server spec whose full quiet is long and whose confirmed quiet is short, so a
+/// test can tell which of the two ended a wait by its deadline alone.
+fn spec(wait: WaitProfile) -> ServerSpec {
+    ServerSpec {
+        name: "memory".into(),
+        command: "memory".into(),
+        args: Vec::new(),
+        extensions: vec!["x".into()],
+        language_ids: Vec::new(),
+        default_language_id: "x".into(),
+        root_markers: Vec::new(),
+        settings: json!({}),
+        initialization_options: None,
+        wait,
+        install_hint: String::new(),
+        origin: crate::servers::Origin::BuiltIn,
+        disabled: false,
+    }
+}
+
+const LONG_QUIET: Duration = Duration::from_secs(5);
+
+fn confirming() -> WaitProfile {
+    WaitProfile {
+        quiet: LONG_QUIET,
+        confirmed_quiet: Some(Duration::from_millis(10)),
+        ..WaitProfile::default()
+    }
+}
+
+/// What the played server does with each message the client sends after
+/// `initialize`: returns false to exit (its stream closes).
+type Script = Box<dyn FnMut(&Message, &MemoryPeer) -> bool + Send>;
+
+/// A pool with one in-memory server that answers `initialize` with `capabilities`
+/// and everything else by `script`, already initialised.
+fn pool_with(wait: WaitProfile, capabilities: Value, mut script: Script) -> (Pool, usize) {
+    let mut pool = Pool::new();
+    let root = PathBuf::from("/memory");
+    let (s, peer) = pool.start_in_memory(&spec(wait), &root);
+    thread::spawn(move || {
+        for msg in peer.received.clone() {
+            if let Message::Request(req) = &msg
+                && req.method == "initialize"
+            {
+                let result = json!({ "capabilities": capabilities });
+                peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+                continue;
+            }
+            if !script(&msg, &peer) {
+                return;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pool.servers[s].ready_at.is_none() && Instant::now() < deadline {
+        pool.pump(deadline);
+    }
+    assert!(pool.servers[s].ready_at.is_some(), "initialize answered");
+    (pool, s)
+}
+
+fn path() -> PathBuf {
+    PathBuf::from("/memory/a.x")
+}
+
+fn notification(method: &str, params: Value) -> Message {
+    Message::Notification(Notification::new(method.into(), params))
+}
+
+fn publish(path: &Path, version: Option<i32>, messages: &[&str]) -> Message {
+    let diagnostics: Vec<Value> = messages
+        .iter()
+        .map(|m| json!({ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } }, "severity": 1, "message": m }))
+        .collect();
+    let mut params = json!({ "uri": uri::from_path(path), "diagnostics": diagnostics });
+    if let Some(v) = version {
+        params["version"] = json!(v);
+    }
+    notification("textDocument/publishDiagnostics", params)
+}
+
+fn is(msg: &Message, method: &str) -> bool {
+    matches!(msg, Message::Notification(n) if n.method == method)
+}
+
+/// Open the file with a new version and return the target a wait would have.
+fn open(pool: &mut Pool, s: usize) -> Target {
+    let version = pool.open_or_change(s, &path(), "text");
+    Target {
+        server: s,
+        path: path(),
+        trigger: pool.clock,
+        trigger_at: Instant::now(),
+        version: Some(version),
+    }
+}
+
+fn within(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}
+
+#[test]
+fn a_publish_echoing_our_version_ends_the_wait_after_the_confirmed_quiet() {
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &["broken"]));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), script);
+    let target = open(&mut pool, s);
+    // The full quiet (5 s) would overrun this deadline.
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert_eq!(outcome.fresh, vec![true]);
+    assert_eq!(pool.servers[s].diagnostics_of(&path())[0].message, "broken");
+}
+
+#[test]
+fn a_publish_of_another_version_is_not_the_answer() {
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(7), &["old"]));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), script);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert_eq!(outcome.fresh, vec![false]);
+    assert!(
+        outcome
+            .unsettled
+            .iter()
+            .any(|u| u.path.as_deref() == Some(path().as_path())),
+        "{:?}",
+        outcome.unsettled
+    );
+}
+
+#[test]
+fn a_pull_answer_sent_after_the_change_is_the_final_word() {
+    let script: Script = Box::new(|msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            let items = json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } }, "severity": 1, "message": "pulled" }]);
+            let result = json!({ "kind": "full", "items": items });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        true
+    });
+    let wait = WaitProfile {
+        refresh_is_news: false,
+        ..confirming()
+    };
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    let (mut pool, s) = pool_with(wait, capabilities, script);
+    assert!(pool.servers[s].pull);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert_eq!(pool.servers[s].diagnostics_of(&path())[0].message, "pulled");
+}
+
+#[test]
+fn an_unversioned_publish_is_taken_only_after_the_full_quiet() {
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), None, &["unversioned"]));
+        }
+        true
+    });
+    let wait = WaitProfile {
+        versioned_publish: false,
+        quiet: Duration::from_millis(400),
+        confirmed_quiet: Some(Duration::from_millis(10)),
+        ..WaitProfile::default()
+    };
+    let (mut pool, s) = pool_with(wait, json!({}), script);
+    let target = open(&mut pool, s);
+    // Shorter than the quiet: the publish alone must not end the wait.
+    let early = settle(&mut pool, std::slice::from_ref(&target), within(150));
+    assert!(!early.complete(), "settled before the full quiet");
+    let later = settle(&mut pool, &[target], within(5000));
+    assert!(later.complete(), "{:?}", later.unsettled);
+}
+
+#[test]
+fn clangd_idle_after_our_publish_confirms_and_busy_does_not() {
+    let status = |state: &str| {
+        notification(
+            "textDocument/clangd.fileStatus",
+            json!({ "uri": uri::from_path(&path()), "state": state }),
+        )
+    };
+    let busy: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(status("parsing includes, running Update"));
+            peer.send(publish(&path(), Some(1), &["x"]));
+            peer.send(status("running Build AST"));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), busy);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert_eq!(outcome.fresh, vec![false], "a file still building is not done");
+
+    let idle: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(status("parsing includes, running Update"));
+            peer.send(publish(&path(), Some(1), &["x"]));
+            peer.send(status("idle"));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), idle);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+}
+
+#[test]
+fn progress_under_way_keeps_the_server_busy_until_it_ends() {
+    let progress = |kind: &str| {
+        notification(
+            "$/progress",
+            json!({ "token": "t", "value": { "kind": kind, "title": "Checking" } }),
+        )
+    };
+    let (begin, end) = (progress("begin"), progress("end"));
+    let open_only: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(begin.clone());
+            peer.send(publish(&path(), Some(1), &["x"]));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), open_only);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert!(!outcome.complete());
+    assert!(
+        outcome
+            .unsettled
+            .iter()
+            .any(|u| u.reason.contains("Checking in progress")),
+        "{:?}",
+        outcome.unsettled
+    );
+
+    let begin = progress("begin");
+    let ended: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(begin.clone());
+            peer.send(publish(&path(), Some(1), &["x"]));
+            peer.send(end.clone());
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), ended);
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+}
+
+#[test]
+fn a_server_that_dies_mid_wait_ends_the_wait_with_the_reason() {
+    let dies: Script = Box::new(|msg, _peer| !is(msg, "textDocument/didOpen"));
+    let (mut pool, s) = pool_with(confirming(), json!({}), dies);
+    let target = open(&mut pool, s);
+    let deadline = Duration::from_secs(30);
+    let outcome = settle(&mut pool, &[target], Instant::now() + deadline);
+    assert!(pool.servers[s].is_dead());
+    assert!(
+        outcome.elapsed < deadline / 2,
+        "waited {:?} for a dead server",
+        outcome.elapsed
+    );
+    // The wait reports no file of a dead server as fresh; why it died is the
+    // server's own state, which the check turns into the server's note.
+    assert_eq!(outcome.fresh, vec![false]);
+    assert!(
+        pool.servers[s]
+            .dead_reason()
+            .is_some_and(|r| r.contains("exited")),
+        "{:?}",
+        pool.servers[s].dead_reason()
+    );
+}
