@@ -52,8 +52,9 @@ const MAX_LOG: u64 = 1024 * 1024;
 /// How a run through the daemon ended.
 pub enum Served {
     Report(Report),
-    /// The daemon made the run and could not: the error's message (bad input).
-    Failed(String),
+    /// The daemon made the run and could not: the edit's error, bad input (nothing
+    /// written) or a partly written edit.
+    Failed(crate::edit::EditError),
     /// No daemon could be reached or started; nothing was sent. The caller runs
     /// the servers in-process.
     Unreachable(String),
@@ -147,7 +148,9 @@ fn exchange_run(
     match answer(first, me) {
         Ok(Response::Started) => {}
         Ok(Response::Exiting) => return Step::Retry("the daemon was exiting".into()),
-        Ok(Response::Failed { message }) => return Step::Done(Served::Unreachable(message)),
+        Ok(Response::Failed { message, .. }) => {
+            return Step::Done(Served::Unreachable(message));
+        }
         Ok(other) => {
             return Step::Done(Served::Unreachable(format!(
                 "unexpected answer from the daemon: {other:?}"
@@ -176,7 +179,20 @@ fn exchange_run(
                     continue;
                 }
                 Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
-                Ok(Response::Failed { message }) => Step::Done(Served::Failed(message)),
+                Ok(Response::Failed { message, code }) => match code {
+                    crate::exit::BAD_INPUT => {
+                        Step::Done(Served::Failed(crate::edit::EditError::Other(message)))
+                    }
+                    crate::exit::PARTIAL => {
+                        Step::Done(Served::Failed(crate::edit::EditError::Write {
+                            path: String::new(),
+                            message,
+                            partial: true,
+                        }))
+                    }
+                    // The daemon failed part-way: the edit may have been applied.
+                    _ => lost(message),
+                },
                 Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
                 Err(daemon) => lost(format!("the daemon turned into {daemon}")),
             },

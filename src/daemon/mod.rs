@@ -314,6 +314,7 @@ impl Daemon {
                     &stream,
                     &Response::Failed {
                         message: format!("the daemon could not read the request: {e}"),
+                        code: crate::exit::BAD_INPUT,
                     },
                 );
                 return Flow::Continue;
@@ -367,6 +368,7 @@ impl Daemon {
                         self.workspace.display(),
                         req.workspace.display()
                     ),
+                    code: crate::exit::BAD_INPUT,
                 },
             );
             return Flow::Continue;
@@ -409,6 +411,7 @@ impl Daemon {
                     stream,
                     &Response::Failed {
                         message: e.to_string(),
+                        code: e.exit_code(),
                     },
                 );
                 Flow::Continue
@@ -423,6 +426,7 @@ impl Daemon {
                             "the daemon failed during the run; see {}",
                             self.paths.log.display()
                         ),
+                        code: crate::exit::INCOMPLETE,
                     },
                 );
                 Flow::Exit("a run panicked".into())

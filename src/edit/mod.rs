@@ -88,8 +88,8 @@ pub struct EditPlan {
 /// Why an edit was refused or could not be written. Every message's first line names
 /// the file, the patch line or the hunk; further lines, if any, are details.
 ///
-/// All variants but [`EditError::Write`] are bad input (the CLI exits 2) and mean
-/// nothing was written.
+/// Every variant is bad input (the CLI exits 2) and means nothing was written, except
+/// [`EditError::Write`] with `partial` set (exit 4: see [`EditError::exit_code`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     /// A path that may not be written, or a file that cannot take this edit.
@@ -108,8 +108,10 @@ pub enum EditError {
         details: String,
     },
     /// Writing to disk failed. With `partial` false nothing changed on disk; with
-    /// `partial` true some files had already been replaced (see [`commit`]).
-    #[error("{path}: {message}")]
+    /// `partial` true some files had already been replaced (see [`commit`]), and the
+    /// message names those that were and those that were not. `path` is empty for an
+    /// error passed on whole (from the daemon).
+    #[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
     Write {
         path: String,
         message: String,
@@ -120,6 +122,14 @@ pub enum EditError {
 }
 
 impl EditError {
+    /// The exit status it calls for: 4 when part of the edit was written, else 2.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            EditError::Write { partial: true, .. } => crate::exit::PARTIAL,
+            _ => crate::exit::BAD_INPUT,
+        }
+    }
+
     /// The first line of the message: a one-line summary.
     pub fn summary(&self) -> String {
         let message = self.to_string();
