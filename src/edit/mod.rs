@@ -28,6 +28,7 @@ mod hunks;
 mod patch;
 mod paths;
 mod reverse;
+mod signals;
 mod single;
 #[cfg(test)]
 mod tests;
