@@ -100,7 +100,15 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let mut unchecked_files = false;
     for (i, t) in tracked.iter().enumerate() {
         let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
-            skipped.push(t.path.clone());
+            if let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
+                notes.push(format!(
+                    "{}: {why}, not checked",
+                    rel(&ctx.run_dir, &t.path)
+                ));
+                unchecked_files = true;
+            } else {
+                skipped.push(t.path.clone());
+            }
             continue;
         };
         if let Some(why) = &t.unchecked {
