@@ -393,6 +393,58 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
     Ok(loaded)
 }
 
+/// Whether `LSPGATE_TRUST_PROJECT` trusts the project (an invalid value does not).
+pub fn trust_from_env() -> bool {
+    env_bool(TRUST_ENV, std::env::var(TRUST_ENV).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}
+
+/// For the daemon, which acts on what a client sends: whether every server in
+/// `requested` runs the command and arguments the workspace's configuration (the
+/// daemon's user config, `.lspgate.toml`, and `trust_flag` from the client) gives it.
+/// A bare command the client found on its `PATH` counts as that command. The first
+/// one that does not, as an error line.
+pub fn check_commands(
+    workspace: &Path,
+    trust_flag: bool,
+    requested: &[ServerSpec],
+) -> Result<(), String> {
+    let loaded = load_from(workspace, user_config_path().as_deref(), trust_flag, false)
+        .map_err(|e| e.to_string())?;
+    for spec in requested.iter().filter(|s| !s.disabled) {
+        let configured = loaded
+            .servers
+            .iter()
+            .find(|s| s.name == spec.name && !s.disabled);
+        let matches = configured.is_some_and(|c| {
+            let command = c.command == spec.command
+                || (!is_path(&c.command)
+                    && Path::new(&spec.command).is_absolute()
+                    && Path::new(&spec.command).file_name() == Some(OsStr::new(&c.command)));
+            command && c.args == spec.args
+        });
+        if !matches {
+            return Err(match configured {
+                Some(c) => format!(
+                    "server {}: `{} {}` is not the command the configuration gives it (`{} {}`)",
+                    spec.name,
+                    spec.command,
+                    spec.args.join(" "),
+                    c.command,
+                    c.args.join(" ")
+                ),
+                None => format!(
+                    "server {}: no configuration of this workspace names it",
+                    spec.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// `load` without the environment, for tests.
 fn load_from(
     workspace: &Path,

@@ -333,7 +333,7 @@ fn report_run(
     let report = if options.no_daemon {
         run_in_process(&ctx, job, args.quiet)
     } else {
-        match daemon::client::run(&ctx, &job, args.quiet) {
+        match daemon::client::run(&ctx, &job, args.quiet, trust.0) {
             daemon::client::Served::Report(report) => Ok(report),
             daemon::client::Served::Failed(e) => Err(e),
             daemon::client::Served::Unreachable(why) => {

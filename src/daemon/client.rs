@@ -65,8 +65,8 @@ pub enum Served {
 
 /// Make the run through the workspace's daemon, starting it if needed. On a terminal
 /// (and without `quiet`) the daemon streams its servers' progress while the run waits,
-/// drawn as the in-process run draws it.
-pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
+/// drawn as the in-process run draws it. `trust_flag` is `--trust-project`.
+pub fn run(ctx: &Context, job: &Job, quiet: bool, trust_flag: bool) -> Served {
     let paths = match Paths::for_workspace(&ctx.workspace) {
         Ok(p) => p,
         Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
@@ -93,6 +93,8 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
         options: &ctx.options,
         job,
         progress: line.is_some(),
+        umask: current_umask(),
+        trust_project: trust_flag || crate::config::trust_from_env(),
     });
     let frame = match protocol::encode(&me, &request) {
         Ok(f) => f,
@@ -112,6 +114,22 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
         }
     }
     Served::Unreachable(format!("the daemon kept going away ({why})"))
+}
+
+/// This process's file creation mask: from `/proc/self/status` where Linux has it,
+/// else set and put back at once (the CLI writes no file meanwhile).
+fn current_umask() -> u32 {
+    let from_proc = fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u32::from_str_radix(line.split_whitespace().nth(1)?, 8).ok()
+        });
+    from_proc.unwrap_or_else(|| {
+        let mask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
+        rustix::process::umask(mask);
+        mask.as_raw_mode()
+    })
 }
 
 enum Step {

@@ -373,6 +373,20 @@ impl Daemon {
             );
             return Flow::Continue;
         }
+        // A client is the same user, but need not be lspgate: what it asks the daemon
+        // to write and to run is checked here as the CLI checks it. Refused before the
+        // run starts, so the client may still make it itself, in-process.
+        if let Err(why) = check_request(&self.workspace, &req) {
+            log(&format!("refused a run: {why}"));
+            self.reply(
+                stream,
+                &Response::Failed {
+                    message: format!("the daemon refused the run: {why}"),
+                    code: crate::exit::BAD_INPUT,
+                },
+            );
+            return Flow::Continue;
+        }
         // A CLI that gave up waiting for its turn has closed its end: then this
         // write fails, and the run must not be made (it may be running in-process).
         if !self.reply(stream, &Response::Started) {
@@ -394,7 +408,12 @@ impl Daemon {
         };
         let job = req.job;
         let pool = &mut self.pool;
+        // The files the run writes get the client's umask, not the one of whichever
+        // shell started the daemon. Runs are served one at a time, and no other thread
+        // of the daemon creates files.
+        let daemons_umask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(req.umask));
         let result = catch_unwind(AssertUnwindSafe(|| pipeline::run(pool, &ctx, job)));
+        rustix::process::umask(daemons_umask);
         self.pool.observer = None;
         self.runs += 1;
         match result {
@@ -774,6 +793,33 @@ impl Daemon {
         }
         self.pool.shutdown_all(SHUTDOWN_GRACE);
     }
+}
+
+/// Why the daemon will not make the run `req` asks for, if it will not: a path that a
+/// planner would not have named (outside the workspace, in `.git`, through a symlink
+/// out), a file to check outside the workspace, or a server command no configuration
+/// of the workspace names.
+fn check_request(workspace: &Path, req: &RunRequest) -> Result<(), String> {
+    match &req.job {
+        pipeline::Job::Edit(plan) | pipeline::Job::Review(plan) => {
+            crate::edit::check_plan(workspace, plan).map_err(|e| e.summary())?;
+        }
+        pipeline::Job::Check(paths) => {
+            // As the kernel resolves it: `sub/../a.py` is fine, a link out is not.
+            let outside = |p: &&PathBuf| {
+                p.canonicalize()
+                    .map_or(true, |real| !real.starts_with(workspace))
+            };
+            if let Some(path) = paths.iter().find(outside) {
+                return Err(format!(
+                    "{}: not a file inside the workspace {}",
+                    path.display(),
+                    workspace.display()
+                ));
+            }
+        }
+    }
+    crate::config::check_commands(workspace, req.trust_project, &req.servers)
 }
 
 /// The pool observer of a run whose client draws the status line: every

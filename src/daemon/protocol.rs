@@ -89,6 +89,12 @@ pub struct RunRef<'a> {
     pub job: &'a Job,
     /// Send [`Response::Progress`] while the run waits (the CLI draws a status line).
     pub progress: bool,
+    /// The client's file creation mask: the files the daemon writes for the run get
+    /// the permissions the client's own write would have given them.
+    pub umask: u32,
+    /// `--trust-project` or `LSPGATE_TRUST_PROJECT`: the daemon checks the servers it
+    /// is asked to run against the configuration it reads itself under this trust.
+    pub trust_project: bool,
 }
 
 /// A run, as the daemon receives it: a `pipeline::Context` and a `Job`.
@@ -100,6 +106,8 @@ pub struct RunRequest {
     pub options: Options,
     pub job: Job,
     pub progress: bool,
+    pub umask: u32,
+    pub trust_project: bool,
 }
 
 #[derive(Serialize)]

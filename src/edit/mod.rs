@@ -153,6 +153,27 @@ fn details_suffix(details: &str) -> String {
     }
 }
 
+/// Whether every path `plan` names is one a planner could have named in `workspace`:
+/// absolute, its directories resolved, inside the workspace and outside `.git`, once
+/// symlinks are followed too. For the daemon, which commits plans a client made.
+pub fn check_plan(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
+    for change in &plan.changes {
+        for path in std::iter::once(&change.path).chain(&change.renamed_from) {
+            if !path.is_absolute() {
+                return Err(EditError::path(path, "not an absolute path"));
+            }
+            let target = paths::resolve(workspace, workspace, path)?;
+            if target.path != *path {
+                return Err(EditError::path(
+                    path,
+                    format!("resolves to {}", target.path.display()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `write`: replace (or create) `path` with `content`. A relative `path` resolves
 /// against `base`. When the existing file has CRLF line endings and `content` has
 /// only bare LF ones, `content` is converted to CRLF.
