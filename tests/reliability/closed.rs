@@ -13,6 +13,7 @@ use std::process::{Child, Stdio};
 use std::thread;
 use std::time::Duration;
 
+use super::figure;
 use super::input::full_snapshot;
 use crate::support::Test;
 use crate::support::process::{eventually, kill};
@@ -165,8 +166,13 @@ fn sigterm_while_staging_leaves_the_tree_untouched_and_no_temporary_file() {
         eventually(BOUND, || !temporaries(&dir).is_empty()),
         "the commit never started staging"
     );
+    let signalled = std::time::Instant::now();
     sigterm(&child);
     let status = wait(child);
+    figure(&format!(
+        "SIGTERM while staging {MANY} files: exited {} ms later, killed by the signal",
+        signalled.elapsed().as_millis()
+    ));
     assert_eq!(status.signal(), Some(libc_sigterm()), "{status:?}");
     assert_eq!(temporaries(&dir), Vec::<String>::new());
     assert_eq!(contents(&test), (MANY, 0), "the tree changed");
@@ -183,7 +189,7 @@ fn sigterm_while_staging_leaves_the_tree_untouched_and_no_temporary_file() {
 #[test]
 fn sigterm_while_renaming_completes_the_renames_first() {
     let mut landed = 0;
-    for _ in 0..5 {
+    for attempt in 1..=5 {
         let (test, patch) = many_files();
         let first = test.path("m/f0000.txt");
         let last = test.path(format!("m/f{:04}.txt", MANY - 1));
@@ -201,6 +207,10 @@ fn sigterm_while_renaming_completes_the_renames_first() {
         if mid_renames {
             assert_eq!(status.signal(), Some(libc_sigterm()), "{status:?}");
             landed += 1;
+            figure(&format!(
+                "SIGTERM during the renames of {MANY} files: landed at attempt {attempt}; \
+                 every file new, no temporary file, killed by the signal"
+            ));
             // Killed before its outcome was recorded: the gate does not pass.
             let out = test.args(["history", "--last"]).run();
             out.assert_code(3).stdout_contains("not completed");
