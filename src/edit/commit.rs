@@ -79,9 +79,9 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
 
     let removals: Vec<&Path> = plan.changes.iter().filter_map(removed).collect();
     // Step 3, in order: what is done, and what is left, for a message on failure.
-    let mut pending: Vec<PathBuf> = staged.iter().map(|f| f.target.clone()).collect();
-    pending.extend(removals.iter().map(|p| p.to_path_buf()));
-    pending.reverse();
+    let mut left: Vec<PathBuf> = staged.iter().map(|f| f.target.clone()).collect();
+    left.extend(removals.iter().map(|p| p.to_path_buf()));
+    left.reverse();
     let mut changed: Vec<PathBuf> = Vec::new();
     let mut touched_dirs: Vec<PathBuf> = Vec::new();
     for file in staged {
@@ -104,10 +104,10 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
                 &file.target,
                 format!("cannot replace: {e}"),
                 &changed,
-                &pending,
+                &left,
             ));
         }
-        pending.pop();
+        left.pop();
         changed.push(file.target.clone());
         touched_dirs.extend(file.target.parent().map(Path::to_path_buf));
     }
@@ -126,11 +126,11 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
                     gone,
                     format!("cannot remove: {e}"),
                     &changed,
-                    &pending,
+                    &left,
                 ));
             }
         }
-        pending.pop();
+        left.pop();
         changed.push(gone.to_path_buf());
         touched_dirs.extend(gone.parent().map(Path::to_path_buf));
     }
