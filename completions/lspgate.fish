@@ -27,7 +27,7 @@ end
 complete -c lspgate -n "__fish_lspgate_needs_command" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_needs_command" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_needs_command" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
-complete -c lspgate -n "__fish_lspgate_needs_command" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c lspgate -n "__fish_lspgate_needs_command" -s V -l version -d 'Print version'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "edit" -d 'Replace --old by --new in PATH and report'

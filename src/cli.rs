@@ -9,7 +9,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Apply an edit, let the project's language servers check it, and report the new
 /// diagnostics of the edited files and of the files the edit broke.
 #[derive(Debug, Parser)]
-#[command(name = "lspgate", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "lspgate",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_long_help = EXIT_STATUS
+)]
 pub struct Cli {
     /// Run as if lspgate had been started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
@@ -26,6 +33,26 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The exit statuses of the reporting commands (SPEC section 4), for `--help` and the
+/// man page.
+const EXIT_STATUS: &str = "\
+Exit status (write, edit, patch, check):
+
+0  done; no new diagnostic at or above --fail-on
+
+1  done; new diagnostics at or above --fail-on (the edit is applied, unless --dry-run or --reject)
+
+2  bad input, or a run the history could not record before it started; nothing was written
+
+3  no new diagnostic, but the check is incomplete (a server missing, failed or too slow, a file \
+not shown to the servers, a check the untrusted project config turned off); the edit is applied
+
+4  the edit was partly written: a write failed after some files had changed; the message names \
+the files that changed and those that did not
+
+When several apply, the first of 4, 2, 1, 3, 0 wins. `history --last` exits with the last \
+run's status, 3 for a run that never recorded its outcome.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

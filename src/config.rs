@@ -377,12 +377,72 @@ pub struct Loaded {
 /// read here.
 pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
     let trust_env = env_bool(TRUST_ENV, std::env::var(TRUST_ENV).ok())?.unwrap_or(false);
-    load_from(
+    let mut loaded = load_from(
         workspace,
         user_config_path().as_deref(),
         trust_flag,
         trust_env,
-    )
+    )?;
+    // Here rather than in `load_from`: it looks at what is installed.
+    if !loaded.trusted {
+        let workspace = canonical(workspace);
+        for spec in &mut loaded.servers {
+            pin_tsserver(spec, &workspace, &mut loaded.notes, &which);
+        }
+    }
+    Ok(loaded)
+}
+
+/// Whether `LSPGATE_TRUST_PROJECT` trusts the project (an invalid value does not).
+pub fn trust_from_env() -> bool {
+    env_bool(TRUST_ENV, std::env::var(TRUST_ENV).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}
+
+/// For the daemon, which acts on what a client sends: whether every server in
+/// `requested` runs the command and arguments the workspace's configuration (the
+/// daemon's user config, `.lspgate.toml`, and `trust_flag` from the client) gives it.
+/// A bare command the client found on its `PATH` counts as that command. The first
+/// one that does not, as an error line.
+pub fn check_commands(
+    workspace: &Path,
+    trust_flag: bool,
+    requested: &[ServerSpec],
+) -> Result<(), String> {
+    let loaded = load_from(workspace, user_config_path().as_deref(), trust_flag, false)
+        .map_err(|e| e.to_string())?;
+    for spec in requested.iter().filter(|s| !s.disabled) {
+        let configured = loaded
+            .servers
+            .iter()
+            .find(|s| s.name == spec.name && !s.disabled);
+        let matches = configured.is_some_and(|c| {
+            let command = c.command == spec.command
+                || (!is_path(&c.command)
+                    && Path::new(&spec.command).is_absolute()
+                    && Path::new(&spec.command).file_name() == Some(OsStr::new(&c.command)));
+            command && c.args == spec.args
+        });
+        if !matches {
+            return Err(match configured {
+                Some(c) => format!(
+                    "server {}: `{} {}` is not the command the configuration gives it (`{} {}`)",
+                    spec.name,
+                    spec.command,
+                    spec.args.join(" "),
+                    c.command,
+                    c.args.join(" ")
+                ),
+                None => format!(
+                    "server {}: no configuration of this workspace names it",
+                    spec.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `load` without the environment, for tests.
@@ -466,6 +526,83 @@ fn load_from(
     Ok(loaded)
 }
 
+/// typescript-language-server runs the tsserver it finds in the workspace
+/// (`node_modules/typescript`, `.yarn/sdks/typescript`, `.vscode/pnpify/typescript`)
+/// before its own: checking a change that adds one would run the change's JavaScript.
+/// Unless the workspace is trusted, its `tsserver.path` is set to the installed
+/// typescript's `lib/tsserver.js`, found as typescript-language-server itself finds
+/// its bundled one (see [`installed_tsserver`]). When none is found, its files are
+/// reported as not checked, and a note says why. A `tsserver.path` from the user's
+/// config is kept; the server not being installed is left to the run to report.
+fn pin_tsserver(
+    spec: &mut ServerSpec,
+    workspace: &Path,
+    notes: &mut Vec<String>,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) {
+    if spec.name != "typescript-language-server" || spec.disabled {
+        return;
+    }
+    let options = spec
+        .initialization_options
+        .get_or_insert_with(|| Value::Object(Default::default()));
+    if options.pointer("/tsserver/path").is_some() {
+        return;
+    }
+    let Some(program) = which(&spec.command) else {
+        return;
+    };
+    match installed_tsserver(&program, workspace, which) {
+        Some(tsserver) => {
+            let pin = serde_json::json!({ "tsserver": { "path": tsserver.display().to_string() } });
+            merge_json(options, pin);
+        }
+        None => {
+            let why = format!(
+                "no installed TypeScript found next to {} (lib/tsserver.js), and the \
+                 workspace's own is not run for an untrusted project",
+                program.display()
+            );
+            notes.push(format!(
+                "{}: its files are not checked: {why} (install typescript beside it, \
+                 or trust the project)",
+                spec.name
+            ));
+            for ext in &spec.extensions {
+                spec.not_checked.push((ext.clone(), why.clone()));
+            }
+            spec.disabled = true;
+        }
+    }
+}
+
+/// The installed `typescript/lib/tsserver.js` typescript-language-server at `program`
+/// would fall back to: node's `require.resolve("typescript")` from its real location
+/// (`<dir>/node_modules/typescript` for each directory above it, as for the global
+/// npm root `/usr/lib/node_modules`), else the package of the `tsserver` on PATH.
+/// Never one inside the workspace.
+fn installed_tsserver(
+    program: &Path,
+    workspace: &Path,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let outside = |p: PathBuf| {
+        let p = std::fs::canonicalize(&p).ok()?;
+        (p.is_file() && !p.starts_with(workspace)).then_some(p)
+    };
+    let real = std::fs::canonicalize(program).ok()?;
+    let beside = real
+        .ancestors()
+        .skip(1)
+        .filter(|dir| dir.file_name() != Some(OsStr::new("node_modules")))
+        .find_map(|dir| outside(dir.join("node_modules/typescript/lib/tsserver.js")));
+    beside.or_else(|| {
+        // `typescript/bin/tsserver` → `typescript/lib/tsserver.js`.
+        let bin = std::fs::canonicalize(which("tsserver")?).ok()?;
+        outside(bin.parent()?.parent()?.join("lib/tsserver.js"))
+    })
+}
+
 /// One config file being applied to the table.
 struct Layer<'a> {
     path: &'a Path,
@@ -526,6 +663,7 @@ impl Layer<'_> {
                 install_hint: String::new(),
                 origin: self.origin,
                 disabled: false,
+                not_checked: Vec::new(),
             };
             spec.args = server.args.clone().unwrap_or_default();
             self.tune(name, server, &mut spec, &mut loaded.notes)?;
@@ -589,6 +727,12 @@ impl Layer<'_> {
         spec: &mut ServerSpec,
         notes: &mut Vec<String>,
     ) -> Result<(), ConfigError> {
+        // What the server checks before this file has its say (see `note_stopped_checks`).
+        let covered: Vec<String> = if spec.disabled {
+            Vec::new()
+        } else {
+            spec.extensions.clone()
+        };
         if let Some(extensions) = &server.extensions {
             spec.extensions = Vec::with_capacity(extensions.len());
             for ext in extensions {
@@ -622,12 +766,15 @@ impl Layer<'_> {
         if let Some(markers) = &server.root_markers {
             spec.root_markers = markers.clone();
         }
+        let allowed = untrusted_allow_list(name);
         let mut withheld = Vec::new();
         if let Some(settings) = &server.settings {
             let mut settings = table_to_json(settings);
             if !self.trusted {
-                withhold_program_keys(
+                withhold_unlisted(
                     &mut settings,
+                    "",
+                    allowed.settings,
                     &format!("server.{name}.settings"),
                     &mut withheld,
                 );
@@ -637,8 +784,10 @@ impl Layer<'_> {
         if let Some(options) = &server.initialization_options {
             let mut options = table_to_json(options);
             if !self.trusted {
-                withhold_program_keys(
+                withhold_unlisted(
                     &mut options,
+                    "",
+                    allowed.initialization_options,
                     &format!("server.{name}.initialization-options"),
                     &mut withheld,
                 );
@@ -650,7 +799,8 @@ impl Layer<'_> {
         }
         if !withheld.is_empty() {
             notes.push(format!(
-                "{}: ignored {} ({})",
+                "{}: ignored {} (settings an untrusted project may give name no program, path \
+                 outside the workspace, environment, argument or plugin; {})",
                 self.path.display(),
                 withheld.join(", "),
                 self.why_untrusted,
@@ -658,6 +808,9 @@ impl Layer<'_> {
         }
         if let Some(disabled) = server.disabled {
             spec.disabled = disabled;
+        }
+        if !self.trusted {
+            self.note_stopped_checks(name, server, &covered, spec, notes);
         }
         if let Some(quiet) = server.quiet {
             spec.wait.quiet = quiet.0;
@@ -671,6 +824,53 @@ impl Layer<'_> {
             spec.install_hint = hint.clone();
         }
         Ok(())
+    }
+
+    /// An untrusted project config that stops `spec` from checking files it checked
+    /// (`disabled`, `extensions`) does not make those files "no server's": each such
+    /// extension is recorded in `spec.not_checked`, and a file no other server checks
+    /// is reported as not checked (exit 3) instead of skipped. Otherwise a generated
+    /// patch to `.lspgate.toml` could switch the gate off.
+    fn note_stopped_checks(
+        &self,
+        name: &str,
+        server: &RawServer,
+        covered: &[String],
+        spec: &mut ServerSpec,
+        notes: &mut Vec<String>,
+    ) {
+        let lost: Vec<&String> = covered
+            .iter()
+            .filter(|ext| spec.disabled || !spec.extensions.contains(ext))
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        let key = if spec.disabled && server.disabled == Some(true) {
+            "disabled"
+        } else {
+            "extensions"
+        };
+        let why = format!(
+            "server.{name}.{key} in the untrusted {} turns off its check",
+            self.path.file_name().map_or_else(
+                || self.path.display().to_string(),
+                |f| f.to_string_lossy().into_owned()
+            )
+        );
+        for ext in &lost {
+            if !spec.not_checked.iter().any(|(e, _)| e == *ext) {
+                spec.not_checked.push(((*ext).clone(), why.clone()));
+            }
+        }
+        let exts: Vec<String> = lost.iter().map(|e| format!(".{e}")).collect();
+        notes.push(format!(
+            "{}: server.{name}.{key}: the {} files {name} would check are reported as not \
+             checked (exit 3) unless another server checks them ({})",
+            self.path.display(),
+            exts.join(" "),
+            self.why_untrusted,
+        ));
     }
 
     /// A bare name is looked up on `PATH` when run; a relative path is relative to the
@@ -772,42 +972,274 @@ fn toml_to_json(v: &toml::Value) -> Value {
 // ----------------------------------------------------------------------------------
 // Options
 
-/// Key names that, in some server's settings, choose a program, an interpreter, an
-/// environment or flags that make a server run one: rust-analyzer's
-/// `check.overrideCommand` and `cargo.extraEnv` (RUSTC_WRAPPER), gopls's `env` and
-/// `buildFlags` (`-toolexec`), pyright's `pythonPath`/`venvPath` (it runs the
-/// interpreter to find search paths), typescript-language-server's `tsserver.path`.
-/// An untrusted project may not set them: otherwise a generated patch to
-/// `.lspgate.toml` could still make a server run a program of its choosing.
-const PROGRAM_KEY_PARTS: &[&str] = &[
-    "command",
-    "path",
-    "venv",
-    "env",
-    "flags",
-    "server",
-    "wrapper",
-    "toolexec",
-    "driver",
-    "exe",
-    "plugin",
-    "interpreter",
+/// How an untrusted project's setting on an allow-list is taken.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Allow {
+    /// As given: the setting cannot name a program, a path, an environment, arguments
+    /// or a plugin, whatever its value.
+    Value,
+    /// Every key under it, as given (severity overrides, formatting preferences...).
+    Tree,
+    /// A path, or a list of them, each relative to the workspace and staying inside it
+    /// (no `..`, not absolute, no `~`); anything else is withheld.
+    InsidePaths,
+}
+
+/// The settings and initialization options an untrusted project may give a server,
+/// by dotted key (`python.analysis.typeCheckingMode`).
+struct AllowList {
+    settings: &'static [(&'static str, Allow)],
+    initialization_options: &'static [(&'static str, Allow)],
+}
+
+/// pyright's and basedpyright's `workspace/configuration` sections (each reads its
+/// own `*.analysis`; both read `python.analysis`). Not `python.pythonPath` and
+/// `venvPath`/`venv` (an interpreter pyright runs to find its search paths).
+const PYRIGHT_SETTINGS: &[(&str, Allow)] = &[
+    ("python.analysis.typeCheckingMode", Allow::Value),
+    ("python.analysis.diagnosticMode", Allow::Value),
+    ("python.analysis.autoSearchPaths", Allow::Value),
+    ("python.analysis.useLibraryCodeForTypes", Allow::Value),
+    ("python.analysis.diagnosticSeverityOverrides", Allow::Tree),
+    ("python.analysis.autoImportCompletions", Allow::Value),
+    ("python.analysis.logLevel", Allow::Value),
+    ("python.analysis.extraPaths", Allow::InsidePaths),
+    ("python.analysis.stubPath", Allow::InsidePaths),
+    ("python.analysis.include", Allow::InsidePaths),
+    ("python.analysis.exclude", Allow::InsidePaths),
+    ("python.analysis.ignore", Allow::InsidePaths),
+    ("pyright.disableLanguageServices", Allow::Value),
+    ("pyright.disableOrganizeImports", Allow::Value),
+    ("pyright.disableTaggedHints", Allow::Value),
+    ("basedpyright.analysis.typeCheckingMode", Allow::Value),
+    ("basedpyright.analysis.diagnosticMode", Allow::Value),
+    ("basedpyright.analysis.autoSearchPaths", Allow::Value),
+    ("basedpyright.analysis.useLibraryCodeForTypes", Allow::Value),
+    (
+        "basedpyright.analysis.diagnosticSeverityOverrides",
+        Allow::Tree,
+    ),
+    ("basedpyright.analysis.autoImportCompletions", Allow::Value),
+    ("basedpyright.analysis.logLevel", Allow::Value),
+    ("basedpyright.analysis.extraPaths", Allow::InsidePaths),
+    ("basedpyright.analysis.stubPath", Allow::InsidePaths),
+    ("basedpyright.analysis.include", Allow::InsidePaths),
+    ("basedpyright.analysis.exclude", Allow::InsidePaths),
+    ("basedpyright.analysis.ignore", Allow::InsidePaths),
+    ("basedpyright.disableLanguageServices", Allow::Value),
+    ("basedpyright.disableOrganizeImports", Allow::Value),
+    ("basedpyright.disableTaggedHints", Allow::Value),
 ];
 
-/// Remove (and list, as `prefix.key`) every key of `value`, at any depth, whose name
-/// contains one of [`PROGRAM_KEY_PARTS`].
-fn withhold_program_keys(value: &mut Value, prefix: &str, withheld: &mut Vec<String>) {
+/// typescript-language-server. Not `tsserver.*` (which tsserver runs, its log files),
+/// `npmLocation` (run through a shell by tsserver's typings installer),
+/// `disableAutomaticTypingAcquisition` (the installer fetches and writes outside the
+/// workspace), `plugins`, `maxTsServerMemory` (an argument of node).
+const TYPESCRIPT_SETTINGS: &[(&str, Allow)] = &[
+    ("typescript.format", Allow::Tree),
+    ("javascript.format", Allow::Tree),
+    ("typescript.inlayHints", Allow::Tree),
+    ("javascript.inlayHints", Allow::Tree),
+    ("typescript.preferences", Allow::Tree),
+    ("javascript.preferences", Allow::Tree),
+    ("implicitProjectConfiguration", Allow::Tree),
+    ("diagnostics.ignoredCodes", Allow::Value),
+    ("completions.completeFunctionCalls", Allow::Value),
+];
+const TYPESCRIPT_INIT: &[(&str, Allow)] = &[
+    ("preferences", Allow::Tree),
+    ("locale", Allow::Value),
+    ("completionDisableFilterText", Allow::Value),
+];
+
+/// gopls, under `gopls` in settings and at the top of its initialization options.
+/// Not `buildFlags` (`-toolexec`), `env`, `allowImplicitNetworkAccess`,
+/// `allowModfileModifications`, `vulncheck`, `expandWorkspaceToModule`.
+macro_rules! gopls_keys {
+    ($prefix:literal) => {
+        &[
+            (concat!($prefix, "analyses"), Allow::Tree),
+            (concat!($prefix, "staticcheck"), Allow::Value),
+            (concat!($prefix, "codelenses"), Allow::Tree),
+            (concat!($prefix, "hints"), Allow::Tree),
+            (concat!($prefix, "annotations"), Allow::Tree),
+            (concat!($prefix, "semanticTokens"), Allow::Value),
+            (concat!($prefix, "usePlaceholders"), Allow::Value),
+            (concat!($prefix, "completeUnimported"), Allow::Value),
+            (concat!($prefix, "deepCompletion"), Allow::Value),
+            (concat!($prefix, "matcher"), Allow::Value),
+            (concat!($prefix, "diagnosticsDelay"), Allow::Value),
+            (concat!($prefix, "diagnosticsTrigger"), Allow::Value),
+            (concat!($prefix, "analysisProgressReporting"), Allow::Value),
+            (concat!($prefix, "gofumpt"), Allow::Value),
+            (concat!($prefix, "local"), Allow::Value),
+            (concat!($prefix, "directoryFilters"), Allow::Value),
+            (concat!($prefix, "standaloneTags"), Allow::Value),
+            (concat!($prefix, "templateExtensions"), Allow::Value),
+            (concat!($prefix, "linksInHover"), Allow::Value),
+            (concat!($prefix, "importShortcut"), Allow::Value),
+            (concat!($prefix, "symbolMatcher"), Allow::Value),
+            (concat!($prefix, "symbolStyle"), Allow::Value),
+            (concat!($prefix, "symbolScope"), Allow::Value),
+        ]
+    };
+}
+const GOPLS_SETTINGS: &[(&str, Allow)] = gopls_keys!("gopls.");
+const GOPLS_INIT: &[(&str, Allow)] = gopls_keys!("");
+
+/// clangd reads only initialization options. Not `fallbackFlags` (compiler flags, a
+/// `-fplugin` among them) nor `compilationDatabaseChanges` (flags per file).
+const CLANGD_INIT: &[(&str, Allow)] = &[
+    ("clangdFileStatus", Allow::Value),
+    ("compilationDatabasePath", Allow::InsidePaths),
+];
+
+/// rust-analyzer, under `rust-analyzer` in settings and at the top of its
+/// initialization options. Not `*.overrideCommand`, `*.extraArgs`, `*.extraEnv`,
+/// `check.command`, `cargo.targetDir`, `cargo.sysroot*`, `cargo.target`/`check.targets`
+/// (a target may be a path to a JSON spec), `procMacro.server`, `server.*`,
+/// `linkedProjects` (a project JSON can name proc-macro libraries), `workspace.discoverConfig`.
+macro_rules! rust_analyzer_keys {
+    ($prefix:literal) => {
+        &[
+            (concat!($prefix, "checkOnSave"), Allow::Value),
+            (concat!($prefix, "check.allTargets"), Allow::Value),
+            (concat!($prefix, "check.features"), Allow::Value),
+            (concat!($prefix, "check.noDefaultFeatures"), Allow::Value),
+            (concat!($prefix, "check.workspace"), Allow::Value),
+            (concat!($prefix, "cargo.features"), Allow::Value),
+            (concat!($prefix, "cargo.noDefaultFeatures"), Allow::Value),
+            (concat!($prefix, "cargo.allTargets"), Allow::Value),
+            (concat!($prefix, "cargo.cfgs"), Allow::Tree),
+            (concat!($prefix, "cargo.buildScripts.enable"), Allow::Value),
+            (concat!($prefix, "procMacro.enable"), Allow::Value),
+            (
+                concat!($prefix, "procMacro.attributes.enable"),
+                Allow::Value,
+            ),
+            (concat!($prefix, "procMacro.ignored"), Allow::Tree),
+            (concat!($prefix, "diagnostics.enable"), Allow::Value),
+            (concat!($prefix, "diagnostics.disabled"), Allow::Value),
+            (
+                concat!($prefix, "diagnostics.experimental.enable"),
+                Allow::Value,
+            ),
+            (
+                concat!($prefix, "diagnostics.styleLints.enable"),
+                Allow::Value,
+            ),
+            (concat!($prefix, "diagnostics.warningsAsHint"), Allow::Value),
+            (concat!($prefix, "diagnostics.warningsAsInfo"), Allow::Value),
+            (concat!($prefix, "cachePriming.enable"), Allow::Value),
+            (concat!($prefix, "cachePriming.numThreads"), Allow::Value),
+            (concat!($prefix, "numThreads"), Allow::Value),
+            (concat!($prefix, "files.exclude"), Allow::InsidePaths),
+            (concat!($prefix, "files.watcher"), Allow::Value),
+        ]
+    };
+}
+const RUST_ANALYZER_SETTINGS: &[(&str, Allow)] = rust_analyzer_keys!("rust-analyzer.");
+const RUST_ANALYZER_INIT: &[(&str, Allow)] = rust_analyzer_keys!("");
+
+/// What an untrusted project may set for server `name`: by allow-list, per built-in
+/// server, since a deny-list of key names always misses one (`npmLocation`,
+/// `check.extraArgs`); nothing for a server a config adds, whose settings lspgate
+/// cannot know.
+fn untrusted_allow_list(name: &str) -> AllowList {
+    match name {
+        "pyright" | "basedpyright" => AllowList {
+            settings: PYRIGHT_SETTINGS,
+            initialization_options: &[],
+        },
+        "typescript-language-server" => AllowList {
+            settings: TYPESCRIPT_SETTINGS,
+            initialization_options: TYPESCRIPT_INIT,
+        },
+        "gopls" => AllowList {
+            settings: GOPLS_SETTINGS,
+            initialization_options: GOPLS_INIT,
+        },
+        "clangd" => AllowList {
+            settings: &[],
+            initialization_options: CLANGD_INIT,
+        },
+        "rust-analyzer" => AllowList {
+            settings: RUST_ANALYZER_SETTINGS,
+            initialization_options: RUST_ANALYZER_INIT,
+        },
+        _ => AllowList {
+            settings: &[],
+            initialization_options: &[],
+        },
+    }
+}
+
+/// Remove (and list, as `shown.key`) every key of `value` not on `allowed`. `at` is
+/// the dotted key of `value` itself ("" at the top). A key holding dots (TOML's
+/// `"python.analysis.x" = ...`) is matched as the dotted path it spells.
+fn withhold_unlisted(
+    value: &mut Value,
+    at: &str,
+    allowed: &[(&str, Allow)],
+    shown: &str,
+    withheld: &mut Vec<String>,
+) {
     let Value::Object(map) = value else { return };
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
-        let lower = key.to_ascii_lowercase();
-        let here = format!("{prefix}.{key}");
-        if PROGRAM_KEY_PARTS.iter().any(|p| lower.contains(p)) {
-            map.remove(&key);
-            withheld.push(here);
-        } else if let Some(inner) = map.get_mut(&key) {
-            withhold_program_keys(inner, &here, withheld);
+        let dotted = if at.is_empty() {
+            key.clone()
+        } else {
+            format!("{at}.{key}")
+        };
+        let here = format!("{shown}.{key}");
+        let rule = allowed.iter().find(|(k, _)| *k == dotted).map(|(_, a)| *a);
+        let under_tree = allowed
+            .iter()
+            .any(|(k, a)| *a == Allow::Tree && dotted.starts_with(&format!("{k}.")));
+        let above_allowed = allowed
+            .iter()
+            .any(|(k, _)| k.starts_with(&format!("{dotted}.")));
+        let keep = match rule {
+            Some(Allow::Value | Allow::Tree) => true,
+            Some(Allow::InsidePaths) => map.get(&key).is_some_and(inside_paths),
+            None => under_tree,
+        };
+        if keep {
+            continue;
         }
+        match map.get_mut(&key) {
+            Some(inner @ Value::Object(_)) if above_allowed => {
+                withhold_unlisted(inner, &dotted, allowed, &here, withheld);
+            }
+            _ => {
+                map.remove(&key);
+                withheld.push(here);
+            }
+        }
+    }
+}
+
+/// Whether `value` is a path or a list of paths that stay inside the workspace they
+/// are relative to.
+fn inside_paths(value: &Value) -> bool {
+    let inside = |v: &Value| {
+        v.as_str().is_some_and(|p| {
+            let path = Path::new(p);
+            !p.is_empty()
+                && !p.starts_with('~')
+                && path.is_relative()
+                && path.components().all(|c| {
+                    matches!(
+                        c,
+                        std::path::Component::Normal(_) | std::path::Component::CurDir
+                    )
+                })
+        })
+    };
+    match value {
+        Value::Array(items) => items.iter().all(inside),
+        other => inside(other),
     }
 }
 
@@ -944,6 +1376,18 @@ fn server_for_with<'a>(
         return Some(first);
     }
     covering.find(|s| installed(&s.command)).or(Some(first))
+}
+
+/// Why `path`, which no enabled server covers, is still a file some server would check
+/// (`ServerSpec::not_checked`): the caller reports it as not checked instead of
+/// skipped. `None` for a file no server is for.
+pub fn stopped_check(servers: &[ServerSpec], path: &Path) -> Option<String> {
+    let ext = path.extension().and_then(OsStr::to_str)?;
+    servers
+        .iter()
+        .flat_map(|s| &s.not_checked)
+        .find(|(e, _)| e == ext)
+        .map(|(_, why)| why.clone())
 }
 
 /// Where `command` would run from: itself if it is a path, else the first executable
@@ -1282,6 +1726,251 @@ mod tests {
             ra.settings
                 .pointer("/rust-analyzer/check/overrideCommand")
                 .is_some()
+        );
+    }
+
+    /// Issue 10, cases 1 and 3: settings of an untrusted project pass by allow-list,
+    /// per server. What names a program (`npmLocation`, which tsserver's typings
+    /// installer runs through a shell), extra arguments (`check.extraArgs`), a path
+    /// outside the workspace (`cargo.targetDir`, `extraPaths = ["../x"]`), an
+    /// environment or a plugin is withheld, with a note naming the key.
+    #[test]
+    fn untrusted_settings_pass_by_allow_list() {
+        let project = r#"
+[server.typescript-language-server.initialization-options]
+npmLocation = "$(touch $HOME/PWNED)"
+disableAutomaticTypingAcquisition = false
+plugins = [{ name = "evil", location = "/tmp" }]
+tsserver = { path = "node_modules/typescript/lib/tsserver.js" }
+preferences = { quotePreference = "single" }
+[server.rust-analyzer.initialization-options]
+"check.extraArgs" = ["--config", "build.rustc-wrapper='tools/w.sh'"]
+cargo = { targetDir = "/tmp/out", features = "all" }
+[server.rust-analyzer.settings.rust-analyzer.check]
+extraArgs = ["--config", "build.rustc-wrapper='tools/w.sh'"]
+allTargets = false
+[server.gopls.settings.gopls]
+env = { GOFLAGS = "-toolexec=/tmp/x" }
+staticcheck = true
+[server.pyright.settings.python]
+pythonPath = "/tmp/py"
+analysis = { extraPaths = ["../outside", "src"], stubPath = "typings", typeCheckingMode = "strict" }
+[server.clangd.initialization-options]
+fallbackFlags = ["-fplugin=/tmp/x.so"]
+compilationDatabasePath = "build"
+[server.mine.settings]
+anything = 1
+"#;
+        let user = "[server.mine]\ncommand = \"mine-lsp\"\nextensions = [\"mn\"]\n";
+        let loaded = Fixture::new().user(user).project(project).loaded();
+        let ts = server(&loaded, "typescript-language-server").expect("ts");
+        assert_eq!(
+            ts.initialization_options,
+            Some(json!({
+                "preferences": { "quotePreference": "single" },
+                "disableAutomaticTypingAcquisition": true,
+            }))
+        );
+        let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
+        assert_eq!(
+            ra.initialization_options,
+            Some(json!({ "checkOnSave": true, "cargo": { "features": "all" } }))
+        );
+        assert_eq!(
+            ra.settings,
+            json!({ "rust-analyzer": { "check": { "allTargets": false } } })
+        );
+        let gopls = server(&loaded, "gopls").expect("gopls");
+        assert_eq!(
+            gopls.settings,
+            json!({ "gopls": { "diagnosticsDelay": "0s", "staticcheck": true } })
+        );
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        assert_eq!(
+            pyright.setting(Some("python.analysis.stubPath")),
+            json!("typings")
+        );
+        assert_eq!(pyright.setting(Some("python.pythonPath")), Value::Null);
+        assert_eq!(
+            pyright.setting(Some("python.analysis.extraPaths")),
+            Value::Null
+        );
+        let clangd = server(&loaded, "clangd").expect("clangd");
+        assert_eq!(
+            clangd.initialization_options,
+            Some(json!({ "clangdFileStatus": true, "compilationDatabasePath": "build" }))
+        );
+        let mine = server(&loaded, "mine").expect("mine");
+        assert_eq!(mine.settings, json!({}));
+
+        let notes = loaded.notes.join("\n");
+        for key in [
+            "server.typescript-language-server.initialization-options.npmLocation",
+            "server.typescript-language-server.initialization-options.disableAutomaticTypingAcquisition",
+            "server.typescript-language-server.initialization-options.plugins",
+            "server.typescript-language-server.initialization-options.tsserver",
+            "server.rust-analyzer.initialization-options.check.extraArgs",
+            "server.rust-analyzer.initialization-options.cargo.targetDir",
+            "server.rust-analyzer.settings.rust-analyzer.check.extraArgs",
+            "server.gopls.settings.gopls.env",
+            "server.pyright.settings.python.pythonPath",
+            "server.pyright.settings.python.analysis.extraPaths",
+            "server.clangd.initialization-options.fallbackFlags",
+            "server.mine.settings.anything",
+        ] {
+            assert!(notes.contains(key), "{key} not in {notes}");
+        }
+        for kept in [
+            "quotePreference",
+            "allTargets",
+            "staticcheck",
+            "stubPath",
+            "compilationDatabasePath",
+        ] {
+            assert!(!notes.contains(kept), "{kept} in {notes}");
+        }
+
+        // Trusted, all of it applies.
+        let loaded = Fixture::new()
+            .user(user)
+            .project(project)
+            .load(true, false)
+            .expect("loads");
+        assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
+        let ts = server(&loaded, "typescript-language-server").expect("ts");
+        assert_eq!(
+            ts.initialization_options
+                .as_ref()
+                .and_then(|o| o.get("npmLocation")),
+            Some(&json!("$(touch $HOME/PWNED)"))
+        );
+    }
+
+    #[test]
+    fn inside_paths_stay_inside() {
+        for good in [json!("src"), json!(["a/b", "./c"])] {
+            assert!(inside_paths(&good), "{good}");
+        }
+        for bad in [
+            json!("../x"),
+            json!("/etc"),
+            json!("~/x"),
+            json!(["ok", "a/../../x"]),
+            json!(""),
+            json!(1),
+            json!({"a": "b"}),
+        ] {
+            assert!(!inside_paths(&bad), "{bad}");
+        }
+    }
+
+    /// Issue 10, case 4: an untrusted project config that turns off the check of a
+    /// file a built-in would check does not make it "no server's": the file is
+    /// reported as not checked. Trusted, it is the project's choice.
+    #[test]
+    fn an_untrusted_project_cannot_turn_a_check_off_silently() {
+        let py = Path::new("a.py");
+        for project in [
+            "[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n",
+            "[server.pyright]\nextensions = [\"nope\"]\n[server.basedpyright]\nextensions = [\"nope\"]\n",
+        ] {
+            let loaded = Fixture::new().project(project).loaded();
+            assert!(server_for(&loaded.servers, py).is_none(), "{project}");
+            let why = stopped_check(&loaded.servers, py).expect("a reason");
+            assert!(
+                why.starts_with("server.pyright.")
+                    && why.ends_with("in the untrusted .lspgate.toml turns off its check"),
+                "{why}"
+            );
+            assert!(
+                loaded
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("reported as not checked")),
+                "{:?}",
+                loaded.notes
+            );
+            assert_eq!(stopped_check(&loaded.servers, Path::new("README.md")), None);
+            let trusted = Fixture::new()
+                .project(project)
+                .load(true, false)
+                .expect("loads");
+            assert_eq!(stopped_check(&trusted.servers, py), None, "{project}");
+        }
+        // Disabled in the user's own config: a choice, not a gap.
+        let loaded = Fixture::new()
+            .user("[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n")
+            .loaded();
+        assert_eq!(stopped_check(&loaded.servers, py), None);
+    }
+
+    /// Issue 10, case 2: the tsserver pinned for an untrusted workspace is the one
+    /// installed beside typescript-language-server (as node resolves it from there),
+    /// never the workspace's; with none, its files are not checked.
+    #[cfg(unix)]
+    #[test]
+    fn tsserver_is_pinned_beside_the_installed_server() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let npm = root.join("usr/lib/node_modules");
+        let cli = npm.join("typescript-language-server/lib/cli.mjs");
+        std::fs::create_dir_all(cli.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&cli, "#!/usr/bin/env node\n").expect("write");
+        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::create_dir_all(root.join("usr/bin")).expect("mkdir");
+        let bin = root.join("usr/bin/typescript-language-server");
+        symlink(&cli, &bin).expect("symlink");
+        let workspace = root.join("ws");
+        std::fs::create_dir_all(workspace.join("node_modules/typescript/lib")).expect("mkdir");
+        std::fs::write(
+            workspace.join("node_modules/typescript/lib/tsserver.js"),
+            "evil()",
+        )
+        .expect("write");
+
+        let mut spec = servers::builtin()
+            .into_iter()
+            .find(|s| s.name == "typescript-language-server")
+            .expect("built in");
+        spec.command = bin.display().to_string();
+        let mut notes = Vec::new();
+        let mut missing = spec.clone();
+        // Only the fixture's PATH: the machine's own typescript must not count.
+        let path_var = root.join("usr/bin").into_os_string();
+        let which = |c: &str| which_in(c, &path_var);
+        pin_tsserver(&mut missing, &workspace, &mut notes, &which);
+        assert!(
+            missing.disabled && missing.not_checked.len() == 8,
+            "{missing:?}"
+        );
+        assert!(
+            notes[0].contains("no installed TypeScript found next to"),
+            "{notes:?}"
+        );
+
+        let tsserver = npm.join("typescript/lib/tsserver.js");
+        std::fs::create_dir_all(tsserver.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&tsserver, "// typescript").expect("write");
+        let mut notes = Vec::new();
+        pin_tsserver(&mut spec, &workspace, &mut notes, &which);
+        assert!(notes.is_empty() && !spec.disabled, "{notes:?}");
+        assert_eq!(
+            spec.initialization_options,
+            Some(json!({
+                "preferences": {},
+                "disableAutomaticTypingAcquisition": true,
+                "tsserver": { "path": tsserver.display().to_string() },
+            }))
+        );
+        // A server installed inside the workspace does not make the workspace's
+        // TypeScript "installed".
+        let inner = workspace.join("node_modules/.bin/typescript-language-server");
+        std::fs::create_dir_all(inner.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&inner, "").expect("write");
+        assert_ne!(
+            installed_tsserver(&inner, &workspace, &which),
+            Some(workspace.join("node_modules/typescript/lib/tsserver.js"))
         );
     }
 

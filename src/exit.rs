@@ -8,3 +8,6 @@ pub const NEW_DIAGNOSTICS: i32 = 1;
 pub const BAD_INPUT: i32 = 2;
 /// Nothing new found, but the check is incomplete.
 pub const INCOMPLETE: i32 = 3;
+/// The edit was partly written: a write failed after some files had changed. Never for
+/// bad input, which is refused before anything is written.
+pub const PARTIAL: i32 = 4;

@@ -10,16 +10,24 @@
 //! hash). Directories are created `0700`: the database holds source file names and
 //! the servers' messages about them.
 //!
-//! Recording never blocks or fails an edit: the run has already been printed when it
-//! is recorded, every failure becomes one `warning:` line on stderr, and a database
-//! that SQLite calls corrupt (or not a database) is renamed `*.corrupt-<unix secs>`
-//! and a fresh one started. A database whose schema is newer than this lspgate knows
-//! (a newer lspgate wrote it) is left alone: the run is not recorded, and `history`
-//! says why, so switching back to the newer version loses nothing.
+//! The gate fails closed: a run is recorded as *pending* ([`begin`]) before it can
+//! change the disk, and completed ([`Pending::complete`]) once its report is printed.
+//! A run killed in between, or whose completion cannot be written, stays pending, and
+//! `history --last` exits 3 for it, never 0. A run that cannot be recorded as pending
+//! is not made at all (the caller exits 2, nothing written) when a database exists that
+//! the gate would read an older run from; with no database at all (no data directory,
+//! or one that cannot be created) the gate has nothing to pass on, so the run goes
+//! ahead with one `warning:` line. A failure to complete is one `warning:` line too:
+//! the report is already out. A database that SQLite calls corrupt (or not a database)
+//! is renamed `*.corrupt-<unix secs>` and a fresh one started. A database whose schema
+//! is newer than this lspgate knows (a newer lspgate wrote it) is left alone.
 //!
-//! Concurrent runs are safe: WAL journal (readers never wait for a writer), a busy
-//! timeout for writers, and every write, migrations included, inside one
-//! `BEGIN IMMEDIATE` transaction.
+//! Concurrent runs wait for each other instead of dropping their record: WAL journal
+//! (readers never wait for a writer), a busy timeout set before anything else on a
+//! connection, every write (migrations included) inside one `BEGIN IMMEDIATE`
+//! transaction, and a retry, within the same bound, of what SQLite answers "busy"
+//! without calling the busy handler: the switch of a new database to WAL, which needs
+//! an exclusive lock that SQLite tries once.
 
 use std::ffi::OsString;
 use std::os::unix::fs::DirBuilderExt;
@@ -69,14 +77,36 @@ const MIGRATIONS: &[&str] = &[
     // JSON report names them (`unnecessary`, `deprecated`); '' for none, which is what
     // the rows recorded before it read.
     "ALTER TABLE diagnostics ADD COLUMN tags TEXT NOT NULL DEFAULT '';",
+    // v3: whether the run got to record its outcome. A run is inserted with 0 before it
+    // may change the disk and set to 1 with its outcome; the runs recorded before this
+    // column existed were recorded whole, once done.
+    "ALTER TABLE runs ADD COLUMN completed INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// The schema version this lspgate writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// How long a writer waits for another one. Writes are a few milliseconds; this only
-/// matters when many runs end at once, and it bounds what a stuck lock can cost.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a run waits for the database: for another run's write, or for the first
+/// open of a new database by several runs at once. Writes take a few milliseconds; this
+/// only matters when many runs start or end at once, and it bounds what a stuck lock
+/// (a `sqlite3` shell left in a transaction) can cost before the run is refused.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// [`BUSY_TIMEOUT`], or in debug builds `LSPGATE_HISTORY_WAIT` (a duration), so that
+/// tests of a stuck lock need not wait the full bound.
+fn busy_timeout() -> Duration {
+    if cfg!(debug_assertions)
+        && let Ok(v) = std::env::var("LSPGATE_HISTORY_WAIT")
+        && let Ok(d) = crate::config::parse_duration(&v)
+    {
+        return d;
+    }
+    BUSY_TIMEOUT
+}
+
+/// The summary of a run recorded as started and not (yet) completed.
+pub const PENDING_SUMMARY: &str =
+    "not completed: still running, or stopped before its outcome was recorded";
 
 /// Runs kept per workspace; older ones (and their diagnostics) are dropped.
 const KEEP_RUNS: i64 = 5000;
@@ -133,6 +163,9 @@ pub struct Run {
     pub summary: String,
     pub dry_run: bool,
     pub rejected: bool,
+    /// Whether the run recorded its outcome; a pending run was killed, is still
+    /// running, or could not write its outcome.
+    pub completed: bool,
     /// New errors among the run's diagnostics: what `history --last` gates on.
     pub new_errors: usize,
     pub diagnostics: Vec<StoredDiagnostic>,
@@ -199,6 +232,39 @@ impl HistoryError {
             _ => false,
         }
     }
+
+    /// Whether another connection held a lock SQLite would not wait for.
+    fn is_busy(&self) -> bool {
+        match self {
+            HistoryError::Sqlite { source, .. } => is_busy(source),
+            _ => false,
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Run `f` again while it fails with "busy", until `deadline`: for the busy answers
+/// SQLite gives without calling its busy handler (see the module documentation).
+fn retry_busy<T>(
+    deadline: Instant,
+    mut f: impl FnMut() -> Result<T, HistoryError>,
+) -> Result<T, HistoryError> {
+    let mut backoff = Duration::from_millis(1);
+    loop {
+        match f() {
+            Err(e) if e.is_busy() && Instant::now() < deadline => {
+                std::thread::sleep(backoff.min(deadline.saturating_duration_since(Instant::now())));
+                backoff = (backoff * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 fn is_corrupt(e: &rusqlite::Error) -> bool {
@@ -226,14 +292,97 @@ pub fn db_path(workspace: &Path) -> Option<PathBuf> {
     Some(data.join("history").join(format!("{hash}.sqlite3")))
 }
 
-/// Record a finished run. Never fails: a problem is one warning line on stderr.
-pub fn record(workspace: &Path, invocation: &Invocation, report: &Report) {
+/// A run recorded as started: complete it with its outcome, or discard it when
+/// nothing was written. Dropped as it is, it stays pending, and the gate counts it as
+/// incomplete (a run that returned early without an outcome must not pass it).
+#[must_use = "a pending run is completed, marked partly written or discarded"]
+pub struct Pending {
+    /// The database and the row; `None` when the run is not recorded at all (no
+    /// database can exist for the gate to read).
+    row: Option<(PathBuf, i64)>,
+}
+
+/// Record the run as started, before it may change the disk (SPEC section 2, step 9).
+/// `Err` means the run must not be made: a database exists, and the gate would read an
+/// older run from it.
+pub fn begin(
+    workspace: &Path,
+    run_dir: &Path,
+    invocation: &Invocation,
+) -> Result<Pending, HistoryError> {
     let Some(path) = db_path(workspace) else {
         warn("no data directory ($HOME is not set); this run is not recorded");
-        return;
+        return Ok(Pending { row: None });
     };
-    if let Err(e) = record_at(&path, invocation, report) {
-        warn(&format!("{e}; this run is not recorded"));
+    begin_at(&path, workspace, run_dir, invocation)
+}
+
+/// [`begin`] with the database at `path`.
+pub fn begin_at(
+    path: &Path,
+    workspace: &Path,
+    run_dir: &Path,
+    invocation: &Invocation,
+) -> Result<Pending, HistoryError> {
+    let write = |conn: &mut Connection| insert_pending(conn, workspace, run_dir, invocation);
+    match with_database(path, write) {
+        Ok(id) => Ok(Pending {
+            row: Some((path.to_owned(), id)),
+        }),
+        // Nothing for the gate to pass on: `history --last` finds no runs (exit 2).
+        Err(e) if !path.exists() => {
+            warn(&format!("{e}; this run is not recorded"));
+            Ok(Pending { row: None })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+impl Pending {
+    /// Record the run's outcome. Never fails: a problem is one warning line, and the
+    /// run stays pending (the gate exits 3 for it).
+    pub fn complete(self, invocation: &Invocation, report: &Report) {
+        let Some((path, id)) = &self.row else { return };
+        let write = |conn: &mut Connection| complete_run(conn, *id, invocation, report);
+        if let Err(e) = with_database(path, write) {
+            warn(&format!(
+                "{e}; this run stays recorded as not completed, so `history --last` exits 3"
+            ));
+        }
+    }
+
+    /// The edit was partly written (exit 4): recorded so, with `message` as its summary.
+    pub fn partly_written(self, invocation: &Invocation, message: &str) {
+        let Some((path, id)) = &self.row else { return };
+        let write = |conn: &mut Connection| {
+            let duration_ms = elapsed_ms(invocation);
+            conn.execute(
+                "UPDATE runs SET duration_ms = ?2, exit_code = ?3, summary = ?4, completed = 1
+                 WHERE id = ?1",
+                params![id, duration_ms, crate::exit::PARTIAL, message],
+            )
+        };
+        if let Err(e) = with_database(path, write) {
+            warn(&format!(
+                "{e}; this run stays recorded as not completed, so `history --last` exits 3"
+            ));
+        }
+    }
+
+    /// Nothing was written and nothing checked (bad input found at commit time): the
+    /// run is removed, as bad input is never recorded.
+    pub fn discard(self) {
+        let Some((path, id)) = &self.row else { return };
+        let write = |conn: &mut Connection| {
+            conn.execute(
+                "DELETE FROM runs WHERE id = ?1 AND completed = 0",
+                params![id],
+            )
+        };
+        // Should it fail, the run stays pending: the gate then says 3, not 0.
+        if let Err(e) = with_database(path, write) {
+            warn(&format!("{e}; this run stays recorded as not completed"));
+        }
     }
 }
 
@@ -242,12 +391,26 @@ fn warn(message: &str) {
     eprintln!("lspgate: warning: history: {message}");
 }
 
-/// Record into the database at `path`, moving a corrupt one aside first.
+/// Record a finished run in one go (a pending row and its completion), into the
+/// database at `path`, moving a corrupt one aside first. For tests and tools.
 pub fn record_at(
     path: &Path,
     invocation: &Invocation,
     report: &Report,
 ) -> Result<i64, HistoryError> {
+    with_database(path, |conn| {
+        let id = insert_pending(conn, &report.workspace, &report.run_dir, invocation)?;
+        complete_run(conn, id, invocation, report)
+    })
+}
+
+/// Open the database at `path` (creating it and its directory), and run `write` on it,
+/// waiting for other runs' locks within [`BUSY_TIMEOUT`] and moving a corrupt database
+/// aside once.
+fn with_database<T>(
+    path: &Path,
+    mut write: impl FnMut(&mut Connection) -> rusqlite::Result<T>,
+) -> Result<T, HistoryError> {
     if let Some(dir) = path.parent() {
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -255,9 +418,12 @@ pub fn record_at(
             .create(dir)
             .map_err(|e| HistoryError::Unavailable(format!("{}: {e}", dir.display())))?;
     }
-    let attempt = || -> Result<i64, HistoryError> {
-        let mut conn = open(path, true)?;
-        insert(&mut conn, invocation, report).map_err(|e| HistoryError::sqlite(path, e))
+    let deadline = Instant::now() + busy_timeout();
+    let mut attempt = || {
+        retry_busy(deadline, || {
+            let mut conn = open(path, true, deadline)?;
+            write(&mut conn).map_err(|e| HistoryError::sqlite(path, e))
+        })
     };
     match attempt() {
         Err(e) if e.is_corrupt() => {
@@ -303,9 +469,10 @@ fn move_aside(path: &Path) -> Result<PathBuf, HistoryError> {
     Ok(aside)
 }
 
-/// Open and migrate. With `create` false a missing database is an error of kind
-/// `Unavailable`, which readers take as "no runs".
-fn open(path: &Path, create: bool) -> Result<Connection, HistoryError> {
+/// Open and migrate, waiting for other connections until `deadline`. With `create`
+/// false a missing database is an error of kind `Unavailable`, which readers take as
+/// "no runs".
+fn open(path: &Path, create: bool, deadline: Instant) -> Result<Connection, HistoryError> {
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
@@ -317,16 +484,28 @@ fn open(path: &Path, create: bool) -> Result<Connection, HistoryError> {
     }
     let sqlite = |e| HistoryError::sqlite(path, e);
     let mut conn = Connection::open_with_flags(path, flags).map_err(sqlite)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+    // First, before any statement: every later one waits for other connections' locks.
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
+    conn.busy_timeout(left).map_err(sqlite)?;
     // Before anything that writes: a newer lspgate's database is left as it is.
     let version = user_version(&conn).map_err(sqlite)?;
     if version > SCHEMA_VERSION {
         return Err(newer(path, version));
     }
-    // `journal_mode` answers with the mode now in force, so it is a query.
-    let _: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+    // WAL is a property of the file, set once: only a new database switches. The switch
+    // takes an exclusive lock without calling the busy handler, so a busy answer is
+    // tried again (by `retry_busy`, around this whole open) rather than failing the run.
+    // `journal_mode` answers with the mode in force, so it is a query.
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
         .map_err(sqlite)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        let _: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(sqlite)?;
+    }
     // In WAL mode NORMAL still never corrupts the database; it only may lose the
     // last runs on a power cut, and spares every edit an fsync (about 10 ms).
     conn.pragma_update(None, "synchronous", "NORMAL")
@@ -383,8 +562,45 @@ fn millis(t: SystemTime) -> i64 {
         .unwrap_or_default()
 }
 
-fn insert(
+fn elapsed_ms(invocation: &Invocation) -> i64 {
+    i64::try_from(invocation.clock.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The row of a run that has started: exit status 3 and not completed, until
+/// [`complete_run`] records its outcome.
+fn insert_pending(
     conn: &mut Connection,
+    workspace: &Path,
+    run_dir: &Path,
+    invocation: &Invocation,
+) -> rusqlite::Result<i64> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO runs (started_at, duration_ms, command, args, workspace, run_dir,
+                           files, exit_code, summary, dry_run, rejected, completed)
+         VALUES (?1, 0, ?2, ?3, ?4, ?5, '[]', ?6, ?7, 0, 0, 0)",
+        params![
+            millis(invocation.started_at),
+            invocation.command,
+            to_json(&invocation.args),
+            workspace.to_string_lossy(),
+            run_dir.to_string_lossy(),
+            crate::exit::INCOMPLETE,
+            PENDING_SUMMARY,
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    tx.execute("DELETE FROM runs WHERE id <= ?1", params![id - KEEP_RUNS])?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// Record the outcome of pending run `id`: its files, status, summary and diagnostics.
+/// Should the row be gone (the database was moved aside meanwhile), the run is
+/// recorded anew.
+fn complete_run(
+    conn: &mut Connection,
+    id: i64,
     invocation: &Invocation,
     report: &Report,
 ) -> rusqlite::Result<i64> {
@@ -412,28 +628,47 @@ fn insert(
             })
             .collect()
     };
-    let duration_ms = i64::try_from(invocation.clock.elapsed().as_millis()).unwrap_or(i64::MAX);
+    let duration_ms = elapsed_ms(invocation);
 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    tx.execute(
-        "INSERT INTO runs (started_at, duration_ms, command, args, workspace, run_dir,
-                           files, exit_code, summary, dry_run, rejected)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![
-            millis(invocation.started_at),
-            duration_ms,
-            invocation.command,
-            to_json(&invocation.args),
-            report.workspace.to_string_lossy(),
-            report.run_dir.to_string_lossy(),
-            to_json(&files),
-            report.exit_code,
-            report::summary_line(report),
-            report.dry_run,
-            report.rejected,
-        ],
+    let outcome = params![
+        id,
+        duration_ms,
+        to_json(&files),
+        report.exit_code,
+        report::summary_line(report),
+        report.dry_run,
+        report.rejected,
+    ];
+    let updated = tx.execute(
+        "UPDATE runs SET duration_ms = ?2, files = ?3, exit_code = ?4, summary = ?5,
+                         dry_run = ?6, rejected = ?7, completed = 1
+         WHERE id = ?1 AND completed = 0",
+        outcome,
     )?;
-    let id = tx.last_insert_rowid();
+    let id = if updated == 1 {
+        id
+    } else {
+        tx.execute(
+            "INSERT INTO runs (started_at, duration_ms, command, args, workspace, run_dir,
+                               files, exit_code, summary, dry_run, rejected, completed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1)",
+            params![
+                millis(invocation.started_at),
+                duration_ms,
+                invocation.command,
+                to_json(&invocation.args),
+                report.workspace.to_string_lossy(),
+                report.run_dir.to_string_lossy(),
+                to_json(&files),
+                report.exit_code,
+                report::summary_line(report),
+                report.dry_run,
+                report.rejected,
+            ],
+        )?;
+        tx.last_insert_rowid()
+    };
     {
         let mut stmt = tx.prepare(
             "INSERT INTO diagnostics (run_id, path, role, line, column, severity, code,
@@ -467,7 +702,6 @@ fn insert(
             }
         }
     }
-    tx.execute("DELETE FROM runs WHERE id <= ?1", params![id - KEEP_RUNS])?;
     tx.commit()?;
     Ok(id)
 }
@@ -504,12 +738,13 @@ fn open_for_reading(workspace: &Path) -> Result<Option<(Connection, PathBuf)>, H
     if !path.exists() {
         return Ok(None);
     }
-    let conn = open(&path, false)?;
+    let deadline = Instant::now() + busy_timeout();
+    let conn = retry_busy(deadline, || open(&path, false, deadline))?;
     Ok(Some((conn, path)))
 }
 
 const RUN_COLUMNS: &str = "id, started_at, duration_ms, command, args, workspace, run_dir, files,
-    exit_code, summary, dry_run, rejected,
+    exit_code, summary, dry_run, rejected, completed,
     (SELECT count(*) FROM diagnostics d
      WHERE d.run_id = runs.id AND d.new AND d.severity = 'Error')";
 
@@ -529,7 +764,8 @@ fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         summary: row.get(9)?,
         dry_run: row.get(10)?,
         rejected: row.get(11)?,
-        new_errors: usize::try_from(row.get::<_, i64>(12)?).unwrap_or(0),
+        completed: row.get(12)?,
+        new_errors: usize::try_from(row.get::<_, i64>(13)?).unwrap_or(0),
         diagnostics: Vec::new(),
     })
 }
@@ -602,8 +838,28 @@ fn diagnostics_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Stored
     rows.collect()
 }
 
-/// `lspgate history`: list runs, show one, or gate on the last (exit 1 when it left a
-/// new error, 3 when it found none but was incomplete, 2 when nothing was recorded).
+/// What `history --last` exits with for `run`: 4 when it wrote part of its edit, 1
+/// when it left a new error, 0 when it completed with neither and its own status was 0
+/// or 1 (a new warning under `--fail-on warning` is not a new error), else 3: an
+/// incomplete check, and a run that never recorded its outcome (killed, or its record
+/// could not be completed), whatever it may have done.
+pub fn gate(run: &Run) -> i32 {
+    use crate::exit;
+    if !run.completed {
+        exit::INCOMPLETE
+    } else if run.exit_code == exit::PARTIAL {
+        exit::PARTIAL
+    } else if run.new_errors > 0 {
+        exit::NEW_DIAGNOSTICS
+    } else if run.exit_code == exit::OK || run.exit_code == exit::NEW_DIAGNOSTICS {
+        exit::OK
+    } else {
+        exit::INCOMPLETE
+    }
+}
+
+/// `lspgate history`: list runs, show one, or gate on the last ([`gate`]; 2 when
+/// nothing was recorded).
 pub fn command(
     workspace: &Path,
     run_dir: &Path,
@@ -621,15 +877,7 @@ pub fn command(
     match get(workspace, run).map_err(|e| anyhow::anyhow!("history: {e}"))? {
         Some(found) => {
             report::history::print_run(&found, &view)?;
-            if !last {
-                Ok(crate::exit::OK)
-            } else if found.new_errors > 0 {
-                Ok(crate::exit::NEW_DIAGNOSTICS)
-            } else if found.exit_code == crate::exit::INCOMPLETE {
-                Ok(crate::exit::INCOMPLETE)
-            } else {
-                Ok(crate::exit::OK)
-            }
+            Ok(if last { gate(&found) } else { crate::exit::OK })
         }
         None => match run {
             Some(id) => anyhow::bail!("history: no run {id} in the history of this workspace"),
@@ -647,6 +895,10 @@ mod tests {
 
     use super::*;
     use crate::report::fixtures::{diag, file, reported, spec_example, with_code};
+
+    fn soon() -> Instant {
+        Instant::now() + BUSY_TIMEOUT
+    }
 
     fn invocation(command: &str) -> Invocation {
         Invocation::start(
@@ -674,7 +926,7 @@ mod tests {
             .expect("create")
             .close()
             .expect("close");
-        let conn = open(&path, false).expect("open and migrate");
+        let conn = open(&path, false, soon()).expect("open and migrate");
         assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
         assert_eq!(tables(&conn), ["diagnostics", "runs", "sqlite_sequence"]);
         let mode: String = conn
@@ -707,7 +959,7 @@ mod tests {
                 .expect("old row");
             }
             conn.close().expect("close");
-            let conn = open(&path, false).expect("migrate");
+            let conn = open(&path, false, soon()).expect("migrate");
             assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
             let runs: i64 = conn
                 .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
@@ -744,7 +996,7 @@ mod tests {
         .expect("old diagnostic");
         conn.close().expect("close");
 
-        let conn = open(&path, false).expect("migrate");
+        let conn = open(&path, false, soon()).expect("migrate");
         assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
         let tags_column: (String, bool, String) = conn
             .query_row(
@@ -775,7 +1027,7 @@ mod tests {
 
         let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
         assert_eq!(id, 2);
-        let conn = open(&path, false).expect("reopen");
+        let conn = open(&path, false, soon()).expect("reopen");
         let tagged: Vec<Vec<DiagnosticTag>> = diagnostics_of(&conn, id)
             .expect("read the new run")
             .into_iter()
@@ -812,7 +1064,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("h.sqlite3");
         let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
-        let conn = open(&path, false).expect("open");
+        let conn = open(&path, false, soon()).expect("open");
         // Stored as the JSON report's words; the invented tag dropped, as reports drop it.
         let stored: Vec<String> = conn
             .prepare("SELECT tags FROM diagnostics WHERE run_id = ?1 AND tags != ''")
@@ -890,7 +1142,7 @@ mod tests {
             )],
         ));
         let id = record_at(&path, &invocation("edit"), &report).expect("record");
-        let conn = open(&path, false).expect("open");
+        let conn = open(&path, false, soon()).expect("open");
         let count = |sql: &str| -> i64 { conn.query_row(sql, [], |row| row.get(0)).expect(sql) };
         assert_eq!(count("SELECT count(*) FROM runs"), 1);
         // 5 in cli.py, 2 in app.py, 1 in d.py: every diagnostic, new or not.
@@ -927,7 +1179,7 @@ mod tests {
             .collect();
         assert_eq!(aside.len(), 1, "{aside:?}");
         assert_eq!(std::fs::read(&aside[0]).expect("read aside"), garbage);
-        let conn = open(&path, false).expect("the new database");
+        let conn = open(&path, false, soon()).expect("the new database");
         let runs: i64 = conn
             .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
             .expect("count");
@@ -965,11 +1217,86 @@ mod tests {
             ],
         ));
         record_at(&path, &invocation("edit"), &report).expect("record");
-        let conn = open(&path, false).expect("open");
+        let conn = open(&path, false, soon()).expect("open");
         let run = conn
             .query_row(&format!("SELECT {RUN_COLUMNS} FROM runs"), [], run_from_row)
             .expect("the run");
         assert_eq!(run.new_errors, 6);
+    }
+
+    /// The newest run of the database at `path`, as `history --last` reads it.
+    fn last(path: &Path) -> Option<Run> {
+        let conn = open(path, false, soon()).expect("open");
+        conn.query_row(
+            &format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"),
+            [],
+            run_from_row,
+        )
+        .optional()
+        .expect("query")
+    }
+
+    #[test]
+    fn a_started_run_fails_the_gate_until_its_outcome_is_recorded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let (ws, inv) = (Path::new("/abs/root"), invocation("write"));
+        // A clean run, then one that starts and is never completed (killed).
+        let mut clean = spec_example();
+        clean.files.clear();
+        clean.exit_code = crate::exit::OK;
+        record_at(&path, &inv, &clean).expect("record");
+        assert_eq!(last(&path).map(|r| gate(&r)), Some(crate::exit::OK));
+        let killed = begin_at(&path, ws, ws, &inv).expect("begin");
+        let run = last(&path).expect("the started run");
+        assert!(!run.completed && run.summary == PENDING_SUMMARY, "{run:?}");
+        assert_eq!(gate(&run), crate::exit::INCOMPLETE);
+        drop(killed);
+        assert_eq!(last(&path).map(|r| gate(&r)), Some(crate::exit::INCOMPLETE));
+
+        // Completed: its outcome decides.
+        begin_at(&path, ws, ws, &inv)
+            .expect("begin")
+            .complete(&inv, &spec_example());
+        let run = last(&path).expect("completed");
+        assert!(run.completed);
+        assert_eq!(gate(&run), crate::exit::NEW_DIAGNOSTICS);
+        // Partly written: 4, whatever it found.
+        begin_at(&path, ws, ws, &inv)
+            .expect("begin")
+            .partly_written(&inv, "a.py: cannot replace: disk full; changed: b.py");
+        let run = last(&path).expect("partly written");
+        assert_eq!(
+            (gate(&run), run.summary.as_str()),
+            (4, "a.py: cannot replace: disk full; changed: b.py")
+        );
+        // Discarded (nothing was written): as if it never started.
+        let id = run.id;
+        begin_at(&path, ws, ws, &inv).expect("begin").discard();
+        assert_eq!(last(&path).map(|r| r.id), Some(id));
+    }
+
+    #[test]
+    fn a_run_is_refused_when_an_existing_database_cannot_record_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("h.sqlite3");
+        let ws = Path::new("/abs/root");
+        record_at(&path, &invocation("write"), &spec_example()).expect("record");
+        let conn = Connection::open(&path).expect("open");
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .expect("a newer schema");
+        let err = begin_at(&path, ws, ws, &invocation("write"))
+            .err()
+            .expect("refused: the gate would read the older run");
+        assert!(matches!(err, HistoryError::Newer { .. }), "{err}");
+
+        // No database, and none can be made: not recorded, but not refused either,
+        // since the gate has nothing to pass on.
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "x").expect("write");
+        let pending =
+            begin_at(&blocker.join("h.sqlite3"), ws, ws, &invocation("write")).expect("goes ahead");
+        assert!(pending.row.is_none());
     }
 
     #[test]

@@ -322,20 +322,41 @@ fn report_run(
         servers: loaded.servers,
         options: options.clone(),
     };
+    // Recorded before anything may change the disk: a run that is then killed, or
+    // that cannot record its outcome, fails the gate instead of passing it.
+    let pending = history::begin(workspace, run_dir, invocation).map_err(|e| {
+        anyhow::anyhow!(
+            "history: {e}; this run was not made (the gate records every run before it \
+             changes anything), nothing was written"
+        )
+    })?;
     let report = if options.no_daemon {
-        run_in_process(&ctx, job, args.quiet)?
+        run_in_process(&ctx, job, args.quiet)
     } else {
-        match daemon::client::run(&ctx, &job, args.quiet) {
-            daemon::client::Served::Report(report) => report,
-            daemon::client::Served::Failed(message) => anyhow::bail!(message),
+        match daemon::client::run(&ctx, &job, args.quiet, trust.0) {
+            daemon::client::Served::Report(report) => Ok(report),
+            daemon::client::Served::Failed(e) => Err(e),
             daemon::client::Served::Unreachable(why) => {
                 print_error(&format!("note: {why}; running the servers in this process"));
-                run_in_process(&ctx, job, args.quiet)?
+                run_in_process(&ctx, job, args.quiet)
             }
             daemon::client::Served::Lost(why) => {
+                // The edit may be applied: the run stays pending, and the gate says 3.
                 print_error(&why);
                 return Ok(exit::INCOMPLETE);
             }
+        }
+    };
+    let report = match report {
+        Ok(report) => report,
+        Err(e) if e.exit_code() == exit::PARTIAL => {
+            pending.partly_written(invocation, &e.summary());
+            print_error(&e.summary());
+            return Ok(exit::PARTIAL);
+        }
+        Err(e) => {
+            pending.discard();
+            return Err(e.into());
         }
     };
     let render = report::RenderOptions {
@@ -350,7 +371,7 @@ fn report_run(
     };
     report::print(&report, &render)?;
     // After printing: a slow or broken history never delays or fails the report.
-    history::record(workspace, invocation, &report);
+    pending.complete(invocation, &report);
     Ok(report.exit_code)
 }
 

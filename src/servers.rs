@@ -97,6 +97,12 @@ pub struct ServerSpec {
     /// Turned off by a config file (`disabled = true`): kept in the table so that
     /// `servers` can say so, never chosen for a file.
     pub disabled: bool,
+    /// Extensions this server would check and may not, each with why: an untrusted
+    /// project config turned it off for them, or it cannot be run safely. A file of one
+    /// that no other server checks is reported as not checked (exit 3), not skipped
+    /// (`config::stopped_check`).
+    #[serde(default)]
+    pub not_checked: Vec<(String, String)>,
 }
 
 impl ServerSpec {
@@ -178,6 +184,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "npm install -g pyright".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
         ServerSpec {
             name: "basedpyright".into(),
@@ -200,6 +207,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "pip install basedpyright".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
         ServerSpec {
             name: "typescript-language-server".into(),
@@ -210,7 +218,14 @@ pub fn builtin() -> Vec<ServerSpec> {
             default_language_id: "typescript".into(),
             root_markers: strs(&["tsconfig.json", "jsconfig.json", "package.json"]),
             settings: json!({}),
-            initialization_options: Some(json!({ "preferences": {} })),
+            // tsserver's automatic typings acquisition runs npm (through a shell, from
+            // `npmLocation`), fetches packages and writes ~/.cache/typescript: not for
+            // a check. `tsserver.path` is pinned by `config` unless the project is
+            // trusted.
+            initialization_options: Some(json!({
+                "preferences": {},
+                "disableAutomaticTypingAcquisition": true,
+            })),
             // Its diagnostics are pulled from tsserver (see tsserver_pull), and a
             // pull answer is final. Without that command: no versions in its
             // publishes, no publish at all when a file stays clean, and its geterr
@@ -226,6 +241,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "npm install -g typescript-language-server typescript@6".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
         ServerSpec {
             name: "gopls".into(),
@@ -252,6 +268,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "apt-get install gopls golang-go".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
         ServerSpec {
             name: "clangd".into(),
@@ -279,6 +296,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "apt-get install clangd".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
         ServerSpec {
             name: "rust-analyzer".into(),
@@ -299,6 +317,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             install_hint: "rustup component add rust-analyzer".into(),
             origin: Origin::BuiltIn,
             disabled: false,
+            not_checked: Vec::new(),
         },
     ]
 }

@@ -1317,3 +1317,163 @@ fn a_break_made_behind_its_back_is_not_blamed_on_the_next_edit() {
         .stdout_contains("1 files checked across files");
     stop(second);
 }
+
+/// `cmd` run by `sh` under file creation mask `umask`, its output captured.
+fn under_umask(cmd: &Command, umask: &str) -> std::process::Output {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .stdin(Stdio::null());
+    if let Some(dir) = cmd.get_current_dir() {
+        sh.current_dir(dir);
+    }
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => sh.env(key, value),
+            None => sh.env_remove(key),
+        };
+    }
+    sh.output().expect("run sh")
+}
+
+/// Issue 10, case 7: a daemon started under `umask 000` wrote a client's new file
+/// 0666 (0644 without the daemon). The client's mask travels with the run.
+#[test]
+fn the_daemon_writes_files_with_the_clients_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let (test, _guard) = setup();
+    let mut start = test.to_command();
+    start.args(["daemon", "start"]);
+    let out = under_umask(&start, "000");
+    assert!(out.status.success(), "{out:?}");
+    for (umask, file, mode) in [("022", "new.txt", 0o644), ("077", "private.txt", 0o600)] {
+        let mut write = test.to_command();
+        write.args(["write", file, "--content", "x\n"]);
+        let out = under_umask(&write, umask);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            !stderr.contains("in this process"),
+            "not through the daemon: {stderr}"
+        );
+        let meta = fs::metadata(test.path(file)).expect("written");
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            mode,
+            "{file} under umask {umask}"
+        );
+    }
+    assert_eq!(daemon_pids(test.workspace()).len(), 1);
+}
+
+/// Sends one request body to the daemon at `socket` and returns its first answer's
+/// body, as another program of the same user could.
+fn ask(socket: &std::path::Path, body: Value) -> Value {
+    let stream = UnixStream::connect(socket).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let message = serde_json::json!({
+        "protocol": PROTOCOL,
+        "lspgate_version": env!("CARGO_PKG_VERSION"),
+        "build": "",
+        "body": body,
+    })
+    .to_string();
+    (&stream)
+        .write_all(format!("Content-Length: {}\r\n\r\n{message}", message.len()).as_bytes())
+        .expect("send");
+    let mut reader = BufReader::new(&stream);
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("a header line");
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(n) = line.strip_prefix("Content-Length: ") {
+            length = n.parse::<usize>().ok();
+        }
+    }
+    let mut answer = vec![0; length.expect("a Content-Length header")];
+    reader.read_exact(&mut answer).expect("the answer");
+    let answer: Value = serde_json::from_slice(&answer).expect("JSON");
+    answer["body"].clone()
+}
+
+/// Issue 10, case 8: the daemon acts on a same-user client's request only after
+/// checking it itself, as the CLI would: no write outside the workspace or into
+/// `.git`, no server command that no configuration of the workspace names. Each is
+/// refused before the run starts (the client may still run it itself), and nothing
+/// happens.
+#[test]
+fn the_daemon_checks_the_paths_and_commands_a_client_sends() {
+    let (test, _guard) = setup();
+    let first = write(test, "a.fake", "two\n");
+    first.assert_code(0);
+    let (status, out) = status(first);
+    let socket = PathBuf::from(status["socket"].as_str().expect("a socket path"));
+    let ws = out.workspace().to_owned();
+    let test = out.again();
+    let outside = test.private_dir("home").join("pwned.txt");
+    let marker = ws.join("shell-ran");
+    let options = serde_json::to_value(lspgate::config::Options::default()).expect("options");
+    let run = |path: &std::path::Path, servers: Value| {
+        serde_json::json!({ "run": {
+            "workspace": ws, "run_dir": ws, "servers": servers, "options": options,
+            "job": { "Edit": { "changes": [{
+                "path": path, "renamed_from": null, "before": null,
+                "after": b"x\n".to_vec(), "mode": null,
+            }] } },
+            "progress": false, "umask": 0o022, "trust_project": true,
+        } })
+    };
+    let mut evil = serde_json::to_value(
+        lspgate::servers::builtin()
+            .into_iter()
+            .next()
+            .expect("a built-in"),
+    )
+    .expect("spec");
+    evil["name"] = "fake".into();
+    evil["command"] = "/bin/sh".into();
+    evil["args"] = serde_json::json!(["-c", format!("touch {}", marker.display())]);
+    evil["extensions"] = serde_json::json!(["fake"]);
+
+    for (what, body, expect) in [
+        (
+            "outside",
+            run(&outside, serde_json::json!([])),
+            "outside the workspace",
+        ),
+        (
+            ".git",
+            run(&ws.join(".git/hooks/pre-commit"), serde_json::json!([])),
+            "refusing to write inside a .git directory",
+        ),
+        (
+            "command",
+            run(&ws.join("new.fake"), serde_json::json!([evil])),
+            "server fake: `/bin/sh -c touch",
+        ),
+    ] {
+        let answer = ask(&socket, body);
+        let message = answer["failed"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("the daemon refused the run: ") && message.contains(expect),
+            "{what}: {answer}"
+        );
+        assert_eq!(answer["failed"]["code"], 2, "{what}: {answer}");
+    }
+    assert!(!outside.exists());
+    assert!(!ws.join(".git/hooks/pre-commit").exists());
+    assert!(!ws.join("new.fake").exists());
+    assert!(!marker.exists());
+    // It still serves the CLI.
+    write(test, "a.fake", "ERROR three\n")
+        .assert_code(1)
+        .stdout_contains("[fake][E1] three");
+}

@@ -268,15 +268,16 @@ fn history_last_is_a_gate() {
         .stdout_contains("dry run, not written");
 }
 
-#[test]
-fn concurrent_runs_are_all_recorded() {
-    const RUNS: usize = 6;
+/// `runs` runs at once on a new history database, each writing its own file: every one
+/// is recorded, none with a history warning. The first ones race to create the database
+/// and switch it to WAL, which SQLite answers "busy" for without waiting.
+fn concurrent_runs(runs: usize) {
     let mut test = Test::new();
-    for i in 0..RUNS {
+    for i in 0..runs {
         test = test.file(format!("f{i}.fake"), "one\n");
     }
     let test = test.fake_server(&[]);
-    let children: Vec<_> = (0..RUNS)
+    let children: Vec<_> = (0..runs)
         .map(|i| {
             let mut cmd = test.to_command();
             cmd.args(["write", &format!("f{i}.fake"), "--content", "ERROR x\n"]);
@@ -289,15 +290,80 @@ fn concurrent_runs_are_all_recorded() {
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(!stderr.contains("history"), "a history warning: {stderr}");
     }
-    let out = test.args(["history", "--format", "json"]).run();
+    let out = test
+        .args(["history", "--format", "json", "--limit", "100"])
+        .run();
     out.assert_code(0);
     let json = out.json();
-    let runs = json["runs"].as_array().expect("runs");
-    assert_eq!(runs.len(), RUNS, "{out}");
-    let mut ids: Vec<i64> = runs.iter().filter_map(|r| r["id"].as_i64()).collect();
+    let runs_json = json["runs"].as_array().expect("runs");
+    assert_eq!(runs_json.len(), runs, "{out}");
+    let mut ids: Vec<i64> = runs_json.iter().filter_map(|r| r["id"].as_i64()).collect();
     ids.dedup();
-    assert_eq!(ids.len(), RUNS, "distinct ids\n{out}");
-    assert!(runs.iter().all(|r| r["new_errors"] == 1), "{out}");
+    assert_eq!(ids.len(), runs, "distinct ids\n{out}");
+    assert!(
+        runs_json
+            .iter()
+            .all(|r| r["new_errors"] == 1 && r["completed"] == true),
+        "{out}"
+    );
+}
+
+#[test]
+fn concurrent_runs_are_all_recorded() {
+    concurrent_runs(6);
+}
+
+#[test]
+fn sixteen_concurrent_runs_are_all_recorded() {
+    concurrent_runs(16);
+}
+
+/// Issue 10, case 5: another process holds a write transaction on the history for
+/// longer than a run waits. The run must not be made unrecorded (the gate would then
+/// pass on the older clean run while the disk holds an unchecked edit): it is refused,
+/// exit 2, nothing written. Once the lock is gone, runs are recorded again.
+#[test]
+fn a_run_the_history_cannot_record_is_not_made() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&[])
+        .args(["write", "a.fake", "--content", "clean\n"])
+        .run();
+    out.assert_code(0);
+    let test = out.again();
+    let db = history_files(&test)
+        .into_iter()
+        .find(|p| p.extension() == Some(OsStr::new("sqlite3")))
+        .expect("the history database");
+    let holder = rusqlite::Connection::open(&db).expect("open the history");
+    holder
+        .execute_batch("BEGIN IMMEDIATE; UPDATE runs SET summary = summary;")
+        .expect("hold a write lock");
+
+    let out = test
+        .env("LSPGATE_HISTORY_WAIT", "300ms")
+        .args(["write", "a.fake", "--content", "ERROR unrecorded\n"])
+        .run();
+    out.assert_code(2)
+        .stderr_contains("database is locked")
+        .stderr_contains("nothing was written");
+    assert_eq!(out.file("a.fake"), "clean\n", "the edit was made\n{out}");
+    assert!(out.stdout.is_empty(), "{out}");
+    holder.execute_batch("COMMIT").expect("release the lock");
+
+    // The gate describes the disk: the clean run, the last one made.
+    let out = out.again().args(["history", "--last"]).run();
+    out.assert_code(0);
+    let out = out
+        .again()
+        .args(["write", "a.fake", "--content", "ERROR recorded\n"])
+        .run();
+    out.assert_code(1);
+    out.again()
+        .args(["history", "--last"])
+        .run()
+        .assert_code(1)
+        .stdout_contains("recorded");
 }
 
 #[test]

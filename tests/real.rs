@@ -772,3 +772,169 @@ fn tsls_pull_through_tsserver_equals_its_push() {
     );
     assert_eq!(pulled, pushed, "pulled and pushed diagnostics differ");
 }
+
+// --- issue 10: what checking an untrusted change may run ------------------------
+
+/// A workspace `node_modules/typescript` whose tsserver, when node loads it, writes
+/// `marker` and exits: what a change could add to have its JavaScript run.
+fn planted_tsserver(test: Test, marker: &Path) -> Test {
+    let script = format!(
+        "require('fs').writeFileSync({:?}, 'the workspace tsserver ran');\nprocess.exit(1);\n",
+        marker.display().to_string()
+    );
+    test.file(
+        "node_modules/typescript/package.json",
+        "{\"name\": \"typescript\", \"version\": \"5.9.9\"}\n",
+    )
+    .file("node_modules/typescript/lib/tsserver.js", script)
+}
+
+/// The command lines of every process under `pid`.
+fn descendants(pid: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut parents = vec![pid];
+    while let Some(parent) = parents.pop() {
+        for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let stat = fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(parent) {
+                parents.push(child);
+                let cmdline = fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+                found.push(String::from_utf8_lossy(&cmdline).replace('\0', " "));
+            }
+        }
+    }
+    found
+}
+
+/// Issue 10, cases 1 and 2, in an untrusted workspace: `npmLocation` (which tsserver's
+/// typings installer runs through a shell) is withheld with a note `servers` shows too,
+/// typings acquisition is off, and tsserver is the installed one, not the
+/// `node_modules/typescript` the workspace holds. Checked on the tsservers the warm
+/// daemon keeps running: their command lines say which file and which flags.
+#[test]
+fn tsls_an_untrusted_workspace_runs_neither_its_tsserver_nor_its_npm() {
+    if !require_server("typescript-language-server") {
+        return;
+    }
+    let test = Test::new().watchdog(WATCHDOG);
+    let marker = test.private_dir("home").join("TSSERVER-RAN");
+    let npm_marker = test.private_dir("home").join("PWNED");
+    let toml = format!(
+        "[server.typescript-language-server.initialization-options]\n\
+         npmLocation = \"$(touch {})\"\n",
+        npm_marker.display()
+    );
+    let test = planted_tsserver(test, &marker)
+        .file("package.json", "{\"name\": \"app\"}\n")
+        .file(
+            "a.js",
+            "const _ = require(\"lodash\");\nmodule.exports = 1;\n",
+        )
+        .file(".lspgate.toml", toml)
+        .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+
+    let out = test.args(["servers", "a.js"]).run();
+    out.assert_code(0);
+    assert!(
+        format!("{}{}", out.stdout, out.stderr)
+            .contains("server.typescript-language-server.initialization-options.npmLocation"),
+        "`servers` does not name the withheld key\n{out}"
+    );
+    let out = out
+        .again()
+        .args(["edit", "a.js", "--old", "= 1;", "--new", "= 2;"])
+        .args(&WAITS[1..])
+        .run();
+    out.assert_code(0)
+        .stderr_contains("initialization-options.npmLocation");
+    let daemons = crate::support::process::daemon_pids(out.workspace());
+    assert_eq!(daemons.len(), 1, "{out}");
+    let tsservers: Vec<String> = descendants(daemons[0])
+        .into_iter()
+        .filter(|c| c.contains("tsserver"))
+        .collect();
+    assert!(!tsservers.is_empty(), "no tsserver under the daemon\n{out}");
+    let workspace = out.workspace().display().to_string();
+    for tsserver in &tsservers {
+        assert!(
+            !tsserver.contains(&workspace),
+            "the workspace's tsserver: {tsserver}"
+        );
+        assert!(
+            tsserver.contains("--disableAutomaticTypingAcquisition"),
+            "typings acquisition is on: {tsserver}"
+        );
+        assert!(!tsserver.contains("--npmLocation"), "{tsserver}");
+    }
+    assert!(!marker.exists(), "the workspace's tsserver.js ran");
+}
+
+/// Issue 10, case 2, as the issue ran it: a commit adds a tsserver to
+/// `node_modules/typescript` and breaks a file; `git diff HEAD~1 | lspgate check
+/// --patch - --no-daemon` finds the break with the installed tsserver and never loads
+/// the planted one.
+#[test]
+fn tsls_check_patch_never_loads_a_tsserver_the_change_adds() {
+    if !require_server("typescript-language-server") {
+        return;
+    }
+    let test = workspace(&TSLS, &[]);
+    let marker = test.private_dir("home").join("TSSERVER-RAN");
+    let git = |test: &Test, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(test.workspace())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&test, &["add", "-A"]);
+    git(&test, &["commit", "-q", "-m", "base"]);
+    let test = planted_tsserver(test, &marker);
+    let a = fs::read_to_string(test.path(TSLS.error.path)).expect("read");
+    let test = test.file(
+        TSLS.error.path,
+        a.replacen(TSLS.error.old, TSLS.error.new, 1),
+    );
+    git(&test, &["add", "-A", "-f"]);
+    git(&test, &["commit", "-q", "-m", "change"]);
+    let diff = git(&test, &["diff", "HEAD~1"]);
+    assert!(
+        diff.contains("node_modules/typescript/lib/tsserver.js"),
+        "{diff}"
+    );
+
+    let out = test
+        .stdin(diff)
+        .args(["check", "--patch", "-"])
+        .args(WAITS)
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "file_diagnostics", TSLS.error.path, TSLS.error_line);
+    assert!(
+        !marker.exists(),
+        "the tsserver.js the change added ran\n{out}"
+    );
+}

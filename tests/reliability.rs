@@ -18,6 +18,7 @@
 //! Figures are printed on stderr as `figure: ...` lines (`cargo test -- --nocapture`
 //! shows them).
 
+mod closed;
 mod crash;
 mod daemon;
 mod faults;

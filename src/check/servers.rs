@@ -72,7 +72,17 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
     let mut out = Resolved::default();
     for (i, t) in tracked.iter().enumerate() {
         let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
-            out.skipped.push(t.path.clone());
+            // A project config that switched off a check a built-in would make
+            // (untrusted workspace) leaves the file not checked, not skipped.
+            if let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
+                out.notes.push(format!(
+                    "{}: {why}, not checked",
+                    rel(&ctx.run_dir, &t.path)
+                ));
+                out.unchecked_files = true;
+            } else {
+                out.skipped.push(t.path.clone());
+            }
             continue;
         };
         if let Some(why) = &t.unchecked {

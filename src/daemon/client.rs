@@ -52,8 +52,9 @@ const MAX_LOG: u64 = 1024 * 1024;
 /// How a run through the daemon ended.
 pub enum Served {
     Report(Report),
-    /// The daemon made the run and could not: the error's message (bad input).
-    Failed(String),
+    /// The daemon made the run and could not: the edit's error, bad input (nothing
+    /// written) or a partly written edit.
+    Failed(crate::edit::EditError),
     /// No daemon could be reached or started; nothing was sent. The caller runs
     /// the servers in-process.
     Unreachable(String),
@@ -64,8 +65,8 @@ pub enum Served {
 
 /// Make the run through the workspace's daemon, starting it if needed. On a terminal
 /// (and without `quiet`) the daemon streams its servers' progress while the run waits,
-/// drawn as the in-process run draws it.
-pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
+/// drawn as the in-process run draws it. `trust_flag` is `--trust-project`.
+pub fn run(ctx: &Context, job: &Job, quiet: bool, trust_flag: bool) -> Served {
     let paths = match Paths::for_workspace(&ctx.workspace) {
         Ok(p) => p,
         Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
@@ -92,6 +93,8 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
         options: &ctx.options,
         job,
         progress: line.is_some(),
+        umask: current_umask(),
+        trust_project: trust_flag || crate::config::trust_from_env(),
     });
     let frame = match protocol::encode(&me, &request) {
         Ok(f) => f,
@@ -111,6 +114,22 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool) -> Served {
         }
     }
     Served::Unreachable(format!("the daemon kept going away ({why})"))
+}
+
+/// This process's file creation mask: from `/proc/self/status` where Linux has it,
+/// else set and put back at once (the CLI writes no file meanwhile).
+fn current_umask() -> u32 {
+    let from_proc = fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u32::from_str_radix(line.split_whitespace().nth(1)?, 8).ok()
+        });
+    from_proc.unwrap_or_else(|| {
+        let mask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
+        rustix::process::umask(mask);
+        mask.as_raw_mode()
+    })
 }
 
 enum Step {
@@ -147,7 +166,9 @@ fn exchange_run(
     match answer(first, me) {
         Ok(Response::Started) => {}
         Ok(Response::Exiting) => return Step::Retry("the daemon was exiting".into()),
-        Ok(Response::Failed { message }) => return Step::Done(Served::Unreachable(message)),
+        Ok(Response::Failed { message, .. }) => {
+            return Step::Done(Served::Unreachable(message));
+        }
         Ok(other) => {
             return Step::Done(Served::Unreachable(format!(
                 "unexpected answer from the daemon: {other:?}"
@@ -176,7 +197,20 @@ fn exchange_run(
                     continue;
                 }
                 Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
-                Ok(Response::Failed { message }) => Step::Done(Served::Failed(message)),
+                Ok(Response::Failed { message, code }) => match code {
+                    crate::exit::BAD_INPUT => {
+                        Step::Done(Served::Failed(crate::edit::EditError::Other(message)))
+                    }
+                    crate::exit::PARTIAL => {
+                        Step::Done(Served::Failed(crate::edit::EditError::Write {
+                            path: String::new(),
+                            message,
+                            partial: true,
+                        }))
+                    }
+                    // The daemon failed part-way: the edit may have been applied.
+                    _ => lost(message),
+                },
                 Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
                 Err(daemon) => lost(format!("the daemon turned into {daemon}")),
             },

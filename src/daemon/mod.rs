@@ -314,6 +314,7 @@ impl Daemon {
                     &stream,
                     &Response::Failed {
                         message: format!("the daemon could not read the request: {e}"),
+                        code: crate::exit::BAD_INPUT,
                     },
                 );
                 return Flow::Continue;
@@ -367,6 +368,21 @@ impl Daemon {
                         self.workspace.display(),
                         req.workspace.display()
                     ),
+                    code: crate::exit::BAD_INPUT,
+                },
+            );
+            return Flow::Continue;
+        }
+        // A client is the same user, but need not be lspgate: what it asks the daemon
+        // to write and to run is checked here as the CLI checks it. Refused before the
+        // run starts, so the client may still make it itself, in-process.
+        if let Err(why) = check_request(&self.workspace, &req) {
+            log(&format!("refused a run: {why}"));
+            self.reply(
+                stream,
+                &Response::Failed {
+                    message: format!("the daemon refused the run: {why}"),
+                    code: crate::exit::BAD_INPUT,
                 },
             );
             return Flow::Continue;
@@ -392,7 +408,12 @@ impl Daemon {
         };
         let job = req.job;
         let pool = &mut self.pool;
+        // The files the run writes get the client's umask, not the one of whichever
+        // shell started the daemon. Runs are served one at a time, and no other thread
+        // of the daemon creates files.
+        let daemons_umask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(req.umask));
         let result = catch_unwind(AssertUnwindSafe(|| check::run(pool, &ctx, job)));
+        rustix::process::umask(daemons_umask);
         self.pool.observer = None;
         self.runs += 1;
         match result {
@@ -409,6 +430,7 @@ impl Daemon {
                     stream,
                     &Response::Failed {
                         message: e.to_string(),
+                        code: e.exit_code(),
                     },
                 );
                 Flow::Continue
@@ -423,6 +445,7 @@ impl Daemon {
                             "the daemon failed during the run; see {}",
                             self.paths.log.display()
                         ),
+                        code: crate::exit::INCOMPLETE,
                     },
                 );
                 Flow::Exit("a run panicked".into())
@@ -770,6 +793,33 @@ impl Daemon {
         }
         self.pool.shutdown_all(SHUTDOWN_GRACE);
     }
+}
+
+/// Why the daemon will not make the run `req` asks for, if it will not: a path that a
+/// planner would not have named (outside the workspace, in `.git`, through a symlink
+/// out), a file to check outside the workspace, or a server command no configuration
+/// of the workspace names.
+fn check_request(workspace: &Path, req: &RunRequest) -> Result<(), String> {
+    match &req.job {
+        check::Job::Edit(plan) | check::Job::Review(plan) => {
+            crate::edit::check_plan(workspace, plan).map_err(|e| e.summary())?;
+        }
+        check::Job::Check(paths) => {
+            // As the kernel resolves it: `sub/../a.py` is fine, a link out is not.
+            let outside = |p: &&PathBuf| {
+                p.canonicalize()
+                    .map_or(true, |real| !real.starts_with(workspace))
+            };
+            if let Some(path) = paths.iter().find(outside) {
+                return Err(format!(
+                    "{}: not a file inside the workspace {}",
+                    path.display(),
+                    workspace.display()
+                ));
+            }
+        }
+    }
+    crate::config::check_commands(workspace, req.trust_project, &req.servers)
 }
 
 /// The pool observer of a run whose client draws the status line: every

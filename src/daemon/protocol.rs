@@ -24,8 +24,9 @@ use crate::report::Report;
 use crate::servers::ServerSpec;
 
 /// Bumped whenever a message changes shape. 2: progress, the cache queries
-/// (diagnostics, logs, messages) and crash counts in the status.
-pub const PROTOCOL: u32 = 2;
+/// (diagnostics, logs, messages) and crash counts in the status. 3: the client's umask
+/// and trust in a run, the exit status in `Failed`.
+pub const PROTOCOL: u32 = 3;
 
 /// A request carries whole files (before and after) as JSON: generous, but bounded so
 /// that garbage on the socket cannot take the daemon's memory.
@@ -88,6 +89,12 @@ pub struct RunRef<'a> {
     pub job: &'a Job,
     /// Send [`Response::Progress`] while the run waits (the CLI draws a status line).
     pub progress: bool,
+    /// The client's file creation mask: the files the daemon writes for the run get
+    /// the permissions the client's own write would have given them.
+    pub umask: u32,
+    /// `--trust-project` or `LSPGATE_TRUST_PROJECT`: the daemon checks the servers it
+    /// is asked to run against the configuration it reads itself under this trust.
+    pub trust_project: bool,
 }
 
 /// A run, as the daemon receives it: a `check::Context` and a `Job`.
@@ -99,6 +106,8 @@ pub struct RunRequest {
     pub options: Options,
     pub job: Job,
     pub progress: bool,
+    pub umask: u32,
+    pub trust_project: bool,
 }
 
 #[derive(Serialize)]
@@ -169,9 +178,12 @@ pub enum Response {
     Started,
     Report(Box<Report>),
     /// The run could not be made (an edit that failed to commit, say); nothing of it
-    /// is reported. The message is the error's, for the CLI to print.
+    /// is reported. The message is the error's, for the CLI to print; `code` the exit
+    /// status it calls for: 2 (nothing was written), 4 (the edit was partly written),
+    /// or 3 (the daemon failed during the run: the edit may have been applied).
     Failed {
         message: String,
+        code: i32,
     },
     Status(Box<Status>),
     /// Answer to `stop`: the daemon exits once it has shut its servers down.

@@ -13,9 +13,13 @@
 //!    and the old paths of renames are removed, then the touched directories are
 //!    fsynced.
 //!
-//! A failure or a crash during step 3 can leave some files replaced and others not
-//! ([`EditError::Write`] with `partial` set); no file is ever half-written. `git
-//! apply` has the same limit. Not kept across a replace: hard links (the path gets a
+//! A failure during step 3 can leave some files replaced and others not
+//! ([`EditError::Write`] with `partial` set, exit 4; its message names the files that
+//! changed and those that did not); no file is ever half-written. `git apply` has the
+//! same limit. SIGINT, SIGTERM and SIGHUP are held back for the whole commit (see
+//! `signals`): one arriving while staging stops it, removes the temporary files and
+//! then ends the process; one arriving during step 3 ends it once every rename and
+//! removal is done. Only SIGKILL (or a power cut) can leave step 3 half done. Not kept across a replace: hard links (the path gets a
 //! new inode), an owner other than ours, extended attributes and ACLs. Directories
 //! left empty by a delete or rename are kept, unlike `git apply`, because `commit`
 //! does not know where the workspace ends.
@@ -31,16 +35,37 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+use super::signals::Deferred;
 use super::{EditError, EditPlan, FileChange, paths};
+
+/// Files named in a message about a partly written edit, per list; the rest are counted.
+const NAMED: usize = 5;
 
 /// Write every change of `plan`; all or nothing as far as the filesystem allows (see
 /// the module documentation for the exact guarantee).
 pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
+    commit_failing_at(plan, injected_fault())
+}
+
+/// Debug builds only: `LSPGATE_FAULT_COMMIT=N` makes step 3 fail at its change number
+/// N (0-based, renames then removals), as a full disk or a vanished directory would,
+/// so that the tests can reach a partly written edit (root, which runs CI, cannot be
+/// kept from renaming by permissions).
+fn injected_fault() -> Option<usize> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    std::env::var("LSPGATE_FAULT_COMMIT").ok()?.parse().ok()
+}
+
+pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result<(), EditError> {
     for change in &plan.changes {
         check_unchanged(change)?;
     }
+    // From here to the end of the renames, a signal waits (see `signals`).
+    let deferred = Deferred::start();
     let mut created_dirs = Vec::new();
-    let staged = match stage(plan, &mut created_dirs) {
+    let staged = match stage(plan, &mut created_dirs, &deferred) {
         Ok(staged) => staged,
         Err(e) => {
             // The temporary files are gone (dropped with `stage`'s vector); the
@@ -52,43 +77,65 @@ pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
         }
     };
 
-    let total = staged.len() + plan.changes.iter().filter_map(removed).count();
-    let mut done = 0;
+    let removals: Vec<&Path> = plan.changes.iter().filter_map(removed).collect();
+    // Step 3, in order: what is done, and what is left, for a message on failure.
+    let mut left: Vec<PathBuf> = staged.iter().map(|f| f.target.clone()).collect();
+    left.extend(removals.iter().map(|p| p.to_path_buf()));
+    left.reverse();
+    let mut changed: Vec<PathBuf> = Vec::new();
     let mut touched_dirs: Vec<PathBuf> = Vec::new();
     for file in staged {
-        let persisted = if file.new {
-            file.temp.persist_noclobber(&file.target)
+        let persisted = if fault == Some(changed.len()) {
+            Err(io::Error::other("injected fault (LSPGATE_FAULT_COMMIT)"))
+        } else if file.new {
+            file.temp
+                .persist_noclobber(&file.target)
+                .map(drop)
+                .map_err(|e| e.error)
         } else {
-            file.temp.persist(&file.target)
+            file.temp
+                .persist(&file.target)
+                .map(drop)
+                .map_err(|e| e.error)
         };
         if let Err(e) = persisted {
-            return Err(write_error(
+            // The temporary files not yet renamed are removed as `staged` is dropped.
+            return Err(partly_written(
                 &file.target,
-                format!("cannot replace: {}", e.error),
-                done,
-                total,
+                format!("cannot replace: {e}"),
+                &changed,
+                &left,
             ));
         }
-        done += 1;
+        left.pop();
+        changed.push(file.target.clone());
         touched_dirs.extend(file.target.parent().map(Path::to_path_buf));
     }
 
-    for gone in plan.changes.iter().filter_map(removed) {
-        match fs::remove_file(gone) {
+    for gone in removals {
+        let removed = if fault == Some(changed.len()) {
+            Err(io::Error::other("injected fault (LSPGATE_FAULT_COMMIT)"))
+        } else {
+            fs::remove_file(gone)
+        };
+        match removed {
             Ok(()) => {}
             Err(e) if is_missing(&e) => {}
             Err(e) => {
-                return Err(write_error(
+                return Err(partly_written(
                     gone,
                     format!("cannot remove: {e}"),
-                    done,
-                    total,
+                    &changed,
+                    &left,
                 ));
             }
         }
-        done += 1;
+        left.pop();
+        changed.push(gone.to_path_buf());
         touched_dirs.extend(gone.parent().map(Path::to_path_buf));
     }
+    // Every change is made: a signal held back since staging may take effect.
+    drop(deferred);
 
     touched_dirs.extend(
         created_dirs
@@ -133,7 +180,7 @@ fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
     let now = match fs::read(source) {
         Ok(bytes) => Some(bytes),
         Err(e) if is_missing(&e) => None,
-        Err(e) => return Err(write_error(source, format!("cannot read: {e}"), 0, 0)),
+        Err(e) => return Err(nothing_written(source, format!("cannot read: {e}"))),
     };
     if now != change.before {
         return Err(changed(source));
@@ -144,19 +191,31 @@ fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
     Ok(())
 }
 
-fn stage(plan: &EditPlan, created_dirs: &mut Vec<PathBuf>) -> Result<Vec<Staged>, EditError> {
+fn stage(
+    plan: &EditPlan,
+    created_dirs: &mut Vec<PathBuf>,
+    deferred: &Deferred,
+) -> Result<Vec<Staged>, EditError> {
     let mut staged = Vec::new();
     for change in &plan.changes {
         let Some(bytes) = &change.after else {
             continue;
         };
+        if deferred.interrupted() {
+            // Dropping `staged` removes the temporary files; the caller removes the
+            // directories, then the signal takes effect.
+            return Err(nothing_written(
+                &change.path,
+                "interrupted by a signal".into(),
+            ));
+        }
         let fail =
-            |path: &Path, what: &str, e: io::Error| write_error(path, format!("{what}: {e}"), 0, 0);
+            |path: &Path, what: &str, e: io::Error| nothing_written(path, format!("{what}: {e}"));
         let target = paths::real_path(&change.path, true)
             .map_err(|e| fail(&change.path, "cannot resolve", e))?;
         let dir = target
             .parent()
-            .ok_or_else(|| write_error(&target, "has no parent directory".into(), 0, 0))?;
+            .ok_or_else(|| nothing_written(&target, "has no parent directory".into()))?;
         create_dirs(dir, created_dirs).map_err(|e| fail(dir, "cannot create directory", e))?;
 
         // The mode to keep: the file's own, or for a rename the old path's.
@@ -213,18 +272,50 @@ fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> io::Result<()> {
     Ok(())
 }
 
-/// A write failure after `done` of `total` files were replaced.
-fn write_error(path: &Path, message: String, done: usize, total: usize) -> EditError {
-    let message = if done > 0 {
-        format!("{message} ({done} of {total} changes were already made)")
-    } else {
-        format!("{message}; nothing was written")
-    };
+/// A write failure before anything changed on disk.
+fn nothing_written(path: &Path, message: String) -> EditError {
     EditError::Write {
         path: path.display().to_string(),
-        message,
-        partial: done > 0,
+        message: format!("{message}; nothing was written"),
+        partial: false,
     }
+}
+
+/// A write failure after the files in `changed` were replaced or removed; those in
+/// `left` (in reverse order, the failing one last) were not.
+fn partly_written(
+    path: &Path,
+    message: String,
+    changed: &[PathBuf],
+    left: &[PathBuf],
+) -> EditError {
+    if changed.is_empty() {
+        return nothing_written(path, message);
+    }
+    let left: Vec<PathBuf> = left.iter().rev().cloned().collect();
+    EditError::Write {
+        path: path.display().to_string(),
+        message: format!(
+            "{message}; the edit is partly written: changed {}; not changed {}",
+            name_some(changed),
+            name_some(&left)
+        ),
+        partial: true,
+    }
+}
+
+/// `a, b, c and 4 more`: the first [`NAMED`] paths, the rest counted.
+fn name_some(paths: &[PathBuf]) -> String {
+    let mut text = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > NAMED {
+        text.push_str(&format!(" and {} more", paths.len() - NAMED));
+    }
+    text
 }
 
 fn is_missing(e: &io::Error) -> bool {

@@ -28,6 +28,7 @@ mod hunks;
 mod patch;
 mod paths;
 mod reverse;
+mod signals;
 mod single;
 #[cfg(test)]
 mod tests;
@@ -88,8 +89,8 @@ pub struct EditPlan {
 /// Why an edit was refused or could not be written. Every message's first line names
 /// the file, the patch line or the hunk; further lines, if any, are details.
 ///
-/// All variants but [`EditError::Write`] are bad input (the CLI exits 2) and mean
-/// nothing was written.
+/// Every variant is bad input (the CLI exits 2) and means nothing was written, except
+/// [`EditError::Write`] with `partial` set (exit 4: see [`EditError::exit_code`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     /// A path that may not be written, or a file that cannot take this edit.
@@ -108,8 +109,10 @@ pub enum EditError {
         details: String,
     },
     /// Writing to disk failed. With `partial` false nothing changed on disk; with
-    /// `partial` true some files had already been replaced (see [`commit`]).
-    #[error("{path}: {message}")]
+    /// `partial` true some files had already been replaced (see [`commit`]), and the
+    /// message names those that were and those that were not. `path` is empty for an
+    /// error passed on whole (from the daemon).
+    #[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
     Write {
         path: String,
         message: String,
@@ -120,6 +123,14 @@ pub enum EditError {
 }
 
 impl EditError {
+    /// The exit status it calls for: 4 when part of the edit was written, else 2.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            EditError::Write { partial: true, .. } => crate::exit::PARTIAL,
+            _ => crate::exit::BAD_INPUT,
+        }
+    }
+
     /// The first line of the message: a one-line summary.
     pub fn summary(&self) -> String {
         let message = self.to_string();
@@ -140,6 +151,27 @@ fn details_suffix(details: &str) -> String {
     } else {
         format!("\n{details}")
     }
+}
+
+/// Whether every path `plan` names is one a planner could have named in `workspace`:
+/// absolute, its directories resolved, inside the workspace and outside `.git`, once
+/// symlinks are followed too. For the daemon, which commits plans a client made.
+pub fn check_plan(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
+    for change in &plan.changes {
+        for path in std::iter::once(&change.path).chain(&change.renamed_from) {
+            if !path.is_absolute() {
+                return Err(EditError::path(path, "not an absolute path"));
+            }
+            let target = paths::resolve(workspace, workspace, path)?;
+            if target.path != *path {
+                return Err(EditError::path(
+                    path,
+                    format!("resolves to {}", target.path.display()),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `write`: replace (or create) `path` with `content`. A relative `path` resolves

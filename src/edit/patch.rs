@@ -56,6 +56,7 @@ pub fn plan_patch(
         let dates = section.map(|s| layout.epoch_dates(s)).unwrap_or_default();
         tree.apply_file(file, strip, unprefixed, dates)?;
     }
+    tree.refuse_file_and_directory()?;
     Ok(tree.into_plan())
 }
 
@@ -735,6 +736,32 @@ impl<'w> Tree<'w> {
     fn effective_mode(&self, i: usize) -> u32 {
         let slot = &self.slots[i];
         slot.mode.or(slot.disk_mode).unwrap_or(0o644)
+    }
+
+    /// Refuse a patch that leaves a path both a file and the directory of another
+    /// file (`d/x` and `d/x/y`, in either order), as `git apply` does, before anything
+    /// is written: the commit could only fail half-way. (A file on disk in the way, or
+    /// a directory on disk where the patch puts a file, is refused when the path is
+    /// resolved.)
+    fn refuse_file_and_directory(&self) -> Result<(), EditError> {
+        for inner in self.slots.iter().filter(|s| s.current.is_some()) {
+            let mut ancestor = inner.target.path.parent();
+            while let Some(dir) = ancestor.filter(|d| d.starts_with(self.workspace)) {
+                if let Some(&i) = self.index.get(dir)
+                    && self.slots[i].current.is_some()
+                {
+                    return Err(EditError::path(
+                        &self.slots[i].shown,
+                        format!(
+                            "the patch leaves it a file and also creates {} inside it",
+                            inner.shown.display()
+                        ),
+                    ));
+                }
+                ancestor = dir.parent();
+            }
+        }
+        Ok(())
     }
 
     /// The plan: one change per touched path whose state differs from the disk, a

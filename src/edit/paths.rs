@@ -1,7 +1,10 @@
 //! Where an edit may write. A path from the command line or from a patch becomes an
 //! absolute path with its directories resolved through symlinks, and is refused
 //! unless it lies inside the workspace, outside any `.git` directory, both as named
-//! and once a symlink in its last component is followed.
+//! and once a symlink in its last component is followed. `.git` is matched as git
+//! itself refuses it (`core.protectNTFS`, `core.protectHFS`): in any letter case, with
+//! trailing dots or spaces, as the NTFS short name `git~1`, and with the code points
+//! HFS+ ignores, since on a case-insensitive file system each names the same directory.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -45,7 +48,7 @@ pub(super) fn resolve(workspace: &Path, base: &Path, given: &Path) -> Result<Tar
         if inside.as_os_str().is_empty() {
             return Err(EditError::path(given, "is the workspace directory itself"));
         }
-        if inside.components().any(|c| c.as_os_str() == ".git") {
+        if inside.components().any(|c| is_dot_git(c.as_os_str())) {
             return Err(EditError::path(
                 given,
                 "refusing to write inside a .git directory",
@@ -53,6 +56,24 @@ pub(super) fn resolve(workspace: &Path, base: &Path, given: &Path) -> Result<Tar
         }
     }
     Ok(Target { path, real })
+}
+
+/// Whether a path component names a `.git` directory on some file system (see the
+/// module documentation).
+pub(super) fn is_dot_git(name: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    // Code points HFS+ drops when comparing names (git's `is_hfs_dotgit`).
+    let ignorable = |c: char| matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}');
+    let folded: String = name
+        .chars()
+        .filter(|&c| !ignorable(c))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    // NTFS drops trailing dots and spaces.
+    let folded = folded.trim_end_matches(['.', ' ']);
+    folded == ".git" || folded == "git~1"
 }
 
 /// Read the file at `target`, `None` if it does not exist. `shown` names it in errors.

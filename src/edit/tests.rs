@@ -1108,6 +1108,107 @@ fn commit_failure_before_renames_changes_nothing() {
     );
 }
 
+/// Issue 10, case 8: `.git` in another letter case (or with what NTFS and HFS+ drop)
+/// names the same directory on a case-insensitive file system, as git knows.
+#[test]
+fn dot_git_is_refused_in_any_spelling() {
+    let (_dir, ws) = workspace(&[file("a.txt", "a\n")]);
+    for path in [
+        ".GIT/hooks/pre-commit",
+        ".Git/config",
+        "sub/.gIt/config",
+        ".git./config",
+        ".git /config",
+        "GIT~1/config",
+        ".g\u{200c}it/config",
+    ] {
+        let err = plan_write(&ws, &ws, Path::new(path), b"x\n".to_vec())
+            .expect_err(path)
+            .to_string();
+        assert!(
+            err.ends_with("refusing to write inside a .git directory"),
+            "{err}"
+        );
+        let patch = format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n");
+        assert!(plan_patch(&ws, &ws, patch.as_bytes(), 1).is_err(), "{path}");
+    }
+    // Names that merely start like it are files like any other.
+    for path in [".gitignore", ".github/workflows/ci.yml", "x.git/config"] {
+        assert!(
+            plan_write(&ws, &ws, Path::new(path), b"x\n".to_vec()).is_ok(),
+            "{path}"
+        );
+    }
+}
+
+/// Issue 10, case 6: a patch that makes `d/x.txt` a file and also creates
+/// `d/x.txt/y.txt` is refused while planning, in either order, naming both.
+#[test]
+fn a_path_both_file_and_directory_is_refused_while_planning() {
+    let (_dir, ws) = workspace(&[file("a.txt", "a\n")]);
+    let file_x = "--- /dev/null\n+++ b/d/x.txt\n@@ -0,0 +1 @@\n+x\n";
+    let file_y = "--- /dev/null\n+++ b/d/x.txt/y.txt\n@@ -0,0 +1 @@\n+y\n";
+    for patch in [format!("{file_y}{file_x}"), format!("{file_x}{file_y}")] {
+        let err = plan_patch(&ws, &ws, patch.as_bytes(), 1).expect_err("conflict");
+        assert_eq!(
+            err.to_string(),
+            "d/x.txt: the patch leaves it a file and also creates d/x.txt/y.txt inside it",
+        );
+        assert_eq!(err.exit_code(), crate::exit::BAD_INPUT);
+    }
+    // A file replaced by a directory of that name is refused too (when resolved).
+    let patch = "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n\
+                 --- /dev/null\n+++ b/a.txt/y.txt\n@@ -0,0 +1 @@\n+y\n";
+    assert!(plan_patch(&ws, &ws, patch.as_bytes(), 1).is_err());
+    assert!(!ws.join("d").exists());
+}
+
+/// A failure in the middle of the renames (injected: root cannot be kept from renaming
+/// by permissions) leaves an edit partly written: exit 4, and the message names the
+/// files that changed and those that did not. No temporary file is left.
+#[test]
+fn a_commit_failing_part_way_names_what_changed() {
+    let (_dir, ws) = workspace(&[
+        file("a.txt", "a\n"),
+        file("b.txt", "b\n"),
+        file("c.txt", "c\n"),
+    ]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n\
+                 --- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\
+                 --- a/c.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-c\n";
+    let plan = plan_patch(&ws, &ws, patch.as_bytes(), 1).expect("plans");
+    let err = commit::commit_failing_at(&plan, Some(1)).expect_err("injected");
+    assert_eq!(err.exit_code(), crate::exit::PARTIAL);
+    let (a, b, c) = (ws.join("a.txt"), ws.join("b.txt"), ws.join("c.txt"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: cannot replace: injected fault (LSPGATE_FAULT_COMMIT); the edit is partly \
+             written: changed {}; not changed {}, {}",
+            b.display(),
+            a.display(),
+            b.display(),
+            c.display()
+        )
+    );
+    let tree = read_tree(&ws);
+    let names: Vec<&String> = tree.keys().collect();
+    assert_eq!(
+        names,
+        ["a.txt", "b.txt", "c.txt"],
+        "no temporary file is left"
+    );
+    assert_eq!(tree["a.txt"].0, b"A\n");
+    assert_eq!(tree["b.txt"].0, b"b\n");
+
+    // Failing at the first change: nothing was written, bad input as before (exit 2).
+    let (_dir, ws) = workspace(&[file("a.txt", "a\n")]);
+    let plan = plan_write(&ws, &ws, Path::new("a.txt"), b"A\n".to_vec()).expect("plans");
+    let err = commit::commit_failing_at(&plan, Some(0)).expect_err("injected");
+    assert_eq!(err.exit_code(), crate::exit::BAD_INPUT);
+    assert!(err.to_string().ends_with("; nothing was written"), "{err}");
+}
+
 #[test]
 fn commit_refuses_a_file_changed_since_planning() {
     let (_dir, ws) = workspace(&[file("a.txt", "a\n"), file("b.txt", "b\n")]);

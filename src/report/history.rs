@@ -60,6 +60,8 @@ struct JsonRun<'a> {
     summary: &'a str,
     dry_run: bool,
     rejected: bool,
+    /// False for a run recorded as started that never recorded its outcome.
+    completed: bool,
     new_errors: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnostics: Option<Vec<JsonDiagnostic<'a>>>,
@@ -109,6 +111,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
         summary: &run.summary,
         dry_run: run.dry_run,
         rejected: run.rejected,
+        completed: run.completed,
         new_errors: run.new_errors,
         diagnostics: with_diagnostics.then(|| {
             run.diagnostics
@@ -385,6 +388,7 @@ mod tests {
             summary: "New: 1 errors, 0 warnings (edit applied)".to_owned(),
             dry_run: false,
             rejected: false,
+            completed: true,
             new_errors: 1,
             diagnostics: vec![
                 StoredDiagnostic {

@@ -150,7 +150,7 @@ pub fn print(report: &Report, opts: &RenderOptions) -> io::Result<()> {
     if opts.format == Format::Text {
         let stderr = io::stderr();
         let mut err = stderr.lock();
-        ignore_broken_pipe(render_stderr_notes(report, &mut err))?;
+        ignore_broken_pipe(render_stderr_notes(report, opts.max_entries, &mut err))?;
     }
     Ok(())
 }
@@ -164,15 +164,28 @@ fn ignore_broken_pipe(result: io::Result<()>) -> io::Result<()> {
 
 /// The notes that are not part of the report proper: files no server covers. They go
 /// to stderr (SPEC section 3) because skipping them is expected, not a gap in the check.
-pub fn render_stderr_notes(report: &Report, err: &mut dyn Write) -> io::Result<()> {
+/// The list names at most `max_entries` files (`--max-entries`, as the blocks) and
+/// counts the rest.
+pub fn render_stderr_notes(
+    report: &Report,
+    max_entries: usize,
+    err: &mut dyn Write,
+) -> io::Result<()> {
     if report.skipped.is_empty() {
         return Ok(());
     }
-    let paths: Vec<String> = report
+    let mut paths: Vec<String> = report
         .skipped
         .iter()
+        .take(max_entries)
         .map(|path| display_path(path, &report.run_dir))
         .collect();
+    if report.skipped.len() > max_entries {
+        paths.push(format!(
+            "... and {} more",
+            report.skipped.len() - max_entries
+        ));
+    }
     writeln!(err, "note: skipped (no server): {}", paths.join(", "))
 }
 
@@ -650,16 +663,23 @@ mod tests {
     fn skipped_files_go_to_stderr_notes() {
         let mut report = spec_example();
         let mut err = Vec::new();
-        render_stderr_notes(&report, &mut err).expect("write to a Vec");
+        render_stderr_notes(&report, 20, &mut err).expect("write to a Vec");
         assert!(err.is_empty());
         report.skipped = vec![
             PathBuf::from("/abs/root/README.md"),
             PathBuf::from("/abs/root/docs/a.yaml"),
         ];
-        render_stderr_notes(&report, &mut err).expect("write to a Vec");
+        render_stderr_notes(&report, 20, &mut err).expect("write to a Vec");
         assert_eq!(
             String::from_utf8(err).expect("utf-8"),
             "note: skipped (no server): README.md, docs/a.yaml\n"
+        );
+        // Capped as the blocks are (issue 10: 10,000 files made a 198 KB line).
+        let mut err = Vec::new();
+        render_stderr_notes(&report, 1, &mut err).expect("write to a Vec");
+        assert_eq!(
+            String::from_utf8(err).expect("utf-8"),
+            "note: skipped (no server): README.md, ... and 1 more\n"
         );
     }
 }

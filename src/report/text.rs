@@ -15,6 +15,10 @@ use super::{
 /// Longest message printed, in characters; longer ones end in `…`.
 pub const MAX_MESSAGE_CHARS: usize = 400;
 
+/// Longest `note:` line, in characters: notes name files, and a run over thousands of
+/// files must not print a line of hundreds of kilobytes.
+pub const MAX_NOTE_CHARS: usize = 1000;
+
 /// Write the text report: the non-empty diagnostic blocks, then the summary.
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let edited = entries(report, Role::Edited, opts.all);
@@ -43,8 +47,16 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     writeln!(out, "Current file: {}", counts(&edited).phrase())?;
     writeln!(out, "Project: {}", counts(&dependent).phrase())?;
     writeln!(out, "{}", summary_line(report))?;
-    for note in &report.notes {
-        writeln!(out, "note: {}", one_line(note))?;
+    // Capped as the blocks are: a note a file can come thousands of times.
+    for note in report.notes.iter().take(opts.max_entries) {
+        writeln!(out, "note: {}", truncate(&one_line(note), MAX_NOTE_CHARS))?;
+    }
+    if report.notes.len() > opts.max_entries {
+        writeln!(
+            out,
+            "note: ... and {} more notes",
+            report.notes.len() - opts.max_entries
+        )?;
     }
     for server in &report.servers {
         if let Some(note) = server_note(server) {
@@ -304,6 +316,25 @@ note: gopls: not installed; its files were not checked
 </diagnostic_summary>
 "
         );
+    }
+
+    #[test]
+    fn notes_are_capped_like_the_blocks() {
+        let mut report = clean(true);
+        report.notes = (0..25)
+            .map(|i| format!("f{i}.bin: not UTF-8 text, not checked"))
+            .collect();
+        report.notes[0] = "x".repeat(5000);
+        let text = render_plain(&report);
+        let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
+        assert_eq!(notes.len(), 21, "{text}");
+        assert_eq!(
+            notes[0].chars().count(),
+            "note: ".len() + MAX_NOTE_CHARS + 1
+        );
+        assert!(notes[0].ends_with('…'));
+        assert_eq!(notes[19], "note: f19.bin: not UTF-8 text, not checked");
+        assert_eq!(notes[20], "note: ... and 5 more notes");
     }
 
     #[test]

@@ -32,6 +32,7 @@ fn spec(wait: WaitProfile) -> ServerSpec {
         install_hint: String::new(),
         origin: crate::servers::Origin::BuiltIn,
         disabled: false,
+        not_checked: Vec::new(),
     }
 }
 
@@ -223,7 +224,11 @@ fn clangd_idle_after_our_publish_confirms_and_busy_does_not() {
     let (mut pool, s) = pool_with(confirming(), json!({}), busy);
     let target = open(&mut pool, s);
     let outcome = settle(&mut pool, &[target], within(300));
-    assert_eq!(outcome.fresh, vec![false], "a file still building is not done");
+    assert_eq!(
+        outcome.fresh,
+        vec![false],
+        "a file still building is not done"
+    );
 
     let idle: Script = Box::new(move |msg, peer| {
         if is(msg, "textDocument/didOpen") {

@@ -203,6 +203,32 @@ fn a_client_killed_mid_run_leaves_the_daemon_serving() {
     assert_eq!(daemon_pids(test.workspace()), vec![daemon]);
 }
 
+/// Issue 10, case 5: the client of a daemon run is sent SIGTERM once the daemon has
+/// applied the edit. The daemon finishes the run for nobody and nothing records its
+/// outcome: the run stays pending, and the gate says 3 ("not completed"), never the
+/// 0 of the clean run before it.
+#[test]
+fn a_client_terminated_mid_run_leaves_its_run_failing_the_gate() {
+    let (test, _guard, _daemon) = warm_slow_daemon();
+    let (code, out, err) = run(&test, &["write", "a.fake", "--content", "clean\n"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let (code, out, err) = run(&test, &["history", "--last"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+
+    let child = start_and_reach_the_wait(&test, "ERROR unchecked\n");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+    let (code, _, _, _) = finish(child, BOUND);
+    assert_eq!(code, None, "killed by the signal");
+    assert_eq!(
+        fs::read_to_string(test.path("a.fake")).ok().as_deref(),
+        Some("ERROR unchecked\n")
+    );
+    let (code, out, err) = run(&test, &["history", "--last"]);
+    assert_eq!(code, Some(3), "{out}\n{err}");
+    assert!(out.contains("not completed"), "{out}");
+}
+
 #[test]
 fn a_killed_server_is_restarted() {
     let (test, _guard) = setup(Test::new().file("a.fake", "one\n").fake_server(&[]));

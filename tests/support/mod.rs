@@ -141,6 +141,18 @@ impl Test {
         self.fake_server_as("fake", args)
     }
 
+    /// [`Test::fake_server`] in the user's config instead of the project's: it runs
+    /// without trusting the project, whose `.lspgate.toml` the test may then write.
+    pub fn fake_server_in_user_config(self, args: &[&str]) -> Test {
+        let mut test = self.fake_server(args);
+        let config = fs::read(test.path(".lspgate.toml")).expect("read the fake's config");
+        fs::remove_file(test.path(".lspgate.toml")).expect("remove the project config");
+        fs::write(test.private("config").join("lspgate/config.toml"), config)
+            .expect("write the user config");
+        test.trust_project = false;
+        test
+    }
+
     /// [`Test::fake_server`] as the server entry `name`: a built-in's name (`clangd`,
     /// `typescript-language-server`) replaces that entry's command, arguments and
     /// extensions, and keeps its wait profile.
