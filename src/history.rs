@@ -138,6 +138,21 @@ pub struct Run {
     pub diagnostics: Vec<StoredDiagnostic>,
 }
 
+impl Run {
+    /// What `history --last` exits with when this is the last run: 1 when it left a
+    /// new error (whatever `--fail-on` it ran with), 3 when it found none but was
+    /// incomplete, 0 when it passed.
+    pub fn gate(&self) -> i32 {
+        if self.new_errors > 0 {
+            crate::exit::NEW_DIAGNOSTICS
+        } else if self.exit_code == crate::exit::INCOMPLETE {
+            crate::exit::INCOMPLETE
+        } else {
+            crate::exit::OK
+        }
+    }
+}
+
 /// A file of a run: what an edit did to it (`created`, `modified`, `deleted`,
 /// `renamed`), or `checked` for a run that edited nothing.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -618,20 +633,17 @@ pub fn command(
         report::history::print_list(&runs, workspace, &view)?;
         return Ok(crate::exit::OK);
     }
-    match get(workspace, run).map_err(|e| anyhow::anyhow!("history: {e}"))? {
-        Some(found) => {
-            report::history::print_run(&found, &view)?;
-            if !last {
-                Ok(crate::exit::OK)
-            } else if found.new_errors > 0 {
-                Ok(crate::exit::NEW_DIAGNOSTICS)
-            } else if found.exit_code == crate::exit::INCOMPLETE {
-                Ok(crate::exit::INCOMPLETE)
-            } else {
-                Ok(crate::exit::OK)
-            }
-        }
-        None => match run {
+    let found = find(workspace, run)?;
+    report::history::print_run(&found, &view)?;
+    Ok(if last { found.gate() } else { crate::exit::OK })
+}
+
+/// Run `id` with its diagnostics, or the newest with `None`; an error, with the message
+/// `history` prints, when there is none.
+pub fn find(workspace: &Path, id: Option<i64>) -> anyhow::Result<Run> {
+    match get(workspace, id).map_err(|e| anyhow::anyhow!("history: {e}"))? {
+        Some(found) => Ok(found),
+        None => match id {
             Some(id) => anyhow::bail!("history: no run {id} in the history of this workspace"),
             // A gate must not pass on nothing: no run is not a passing run.
             None => anyhow::bail!("history: no runs recorded for {}", workspace.display()),
