@@ -150,11 +150,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Serve write, edit, patch, check, diagnostics, logs, messages and history as the
-    /// tools of a Model Context Protocol server, on stdin and stdout.
+    /// Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio.
     ///
-    /// MCP's stdio transport: newline-delimited JSON-RPC 2.0, revisions 2024-11-05 to
-    /// 2025-11-25, negotiated in `initialize`. Runs go through the workspace's daemon as
+    /// Tools: write, edit, patch, check, diagnostics, logs, messages, history. MCP's stdio
+    /// transport: newline-delimited JSON-RPC 2.0 on stdin and stdout, revisions
+    /// 2024-11-05 to 2025-11-25, negotiated in `initialize`. Runs go through the workspace's daemon as
     /// the commands' do (with --no-daemon, each call starts its servers and stops them).
     /// The options apply to every call, and a call's `dry_run`, `reject` and `all` can
     /// turn those on, as flags do; --format, --color and --quiet have no effect (a result
