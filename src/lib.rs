@@ -5,7 +5,8 @@
 //! Data flows one way: `cli` (what was typed) → `config` (settings and the server
 //! table) → `edit` (the plan, in memory) → `pipeline` (servers from `lsp`, the waits
 //! of `wait`, the dependents of `dependents`) → `diff` (before and after) →
-//! `report` (the only writer to stdout).
+//! `report` (the only writer to stdout). `mcp` serves the same runs as the tools of an
+//! MCP server; its transport's writer is the one other place that writes to stdout.
 
 pub mod cli;
 pub mod config;

@@ -115,7 +115,9 @@ pub fn serve(setup: &Setup) -> anyhow::Result<i32> {
 }
 
 /// The language servers of an in-process run under way, killed: their client is
-/// gone, and a hung one would not notice its stdin closing.
+/// gone, and a hung one would not notice its stdin closing. The run's watcher learns
+/// of a server at the first pump after its start (within a wait's 20 ms tick); one
+/// started in that moment is left to notice its stdin close when lspgate exits.
 fn kill_running(running: &Mutex<Vec<u32>>) {
     let pids = running.lock().unwrap_or_else(PoisonError::into_inner);
     for &pid in pids.iter() {
