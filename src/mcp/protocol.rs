@@ -221,11 +221,12 @@ pub fn connect(
 }
 
 impl Connection {
-    /// Stop sending: the frames already sent are written (a client that closed stdin
-    /// may still read the answers to what it sent before), waiting at most `bound` for a
-    /// client that does not read.
+    /// Stop writing: the frames sent before are written (a client that closed stdin may
+    /// still read the answers to what it sent before it did), waiting at most `bound`
+    /// for a client that does not read; frames other threads send later are dropped.
     pub fn close(self, bound: Duration) {
-        drop(self.sender);
+        // The empty frame is the writer's last; no message is empty.
+        let _ = self.sender.send(String::new());
         let _ = self.written.recv_timeout(bound);
     }
 }
@@ -256,6 +257,10 @@ fn read_loop(mut input: impl BufRead, incoming: &Sender<Incoming>) {
 
 fn write_loop(mut output: impl Write, outbox: &Receiver<String>) {
     for frame in outbox {
+        if frame.is_empty() {
+            // [`Connection::close`].
+            return;
+        }
         let written = output
             .write_all(frame.as_bytes())
             .and_then(|()| output.write_all(b"\n"))
@@ -458,7 +463,12 @@ mod tests {
         conn.sender
             .send(response(&json!(1), &json!({})))
             .expect("writer alive");
+        // A thread still holding a sender (a run under way) does not hold close up.
+        let late = conn.sender.clone();
+        let started = std::time::Instant::now();
         conn.close(Duration::from_secs(5));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let _ = late.send(response(&json!(2), &json!({})));
         let written = String::from_utf8(out.lock().expect("not poisoned").clone()).expect("utf-8");
         assert_eq!(written, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
     }
