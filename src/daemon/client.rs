@@ -1,8 +1,8 @@
 //! The CLI side of the daemon: reach this workspace's daemon over its socket,
 //! starting it when nothing answers, hand it a run and take its report back (passing
-//! the progress it streams to the run's watcher: the status line, on a terminal); the `daemon
-//! start|stop|status|restart` commands; and the cache queries behind `diagnostics`,
-//! `logs` and `messages`, which ask a running daemon and never start one.
+//! the progress it streams to the run's watcher, such as the status line); the
+//! `daemon start|stop|status|restart` commands; and the cache queries behind
+//! `diagnostics`, `logs` and `messages`, which ask a running daemon and never start one.
 //!
 //! Nothing here waits without a bound. When the daemon cannot be reached or started,
 //! [`run`] says so and the caller runs the servers in-process instead; once the daemon
