@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('diagnostics', 'diagnostics', [CompletionResultType]::ParameterValue, 'Print the diagnostics the warm servers hold now, for every file or for PATH')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)')
             [CompletionResult]::new('messages', 'messages', [CompletionResultType]::ParameterValue, 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -252,6 +253,27 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'lspgate;mcp' {
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'lspgate;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write PATH (new content from --content, else stdin) and report')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
@@ -263,6 +285,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('diagnostics', 'diagnostics', [CompletionResultType]::ParameterValue, 'Print the diagnostics the warm servers hold now, for every file or for PATH')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)')
             [CompletionResult]::new('messages', 'messages', [CompletionResultType]::ParameterValue, 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -310,6 +333,9 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;help;messages' {
+            break
+        }
+        'lspgate;help;mcp' {
             break
         }
         'lspgate;help;help' {

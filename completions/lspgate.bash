@@ -37,6 +37,9 @@ _lspgate() {
             lspgate,logs)
                 cmd="lspgate__subcmd__logs"
                 ;;
+            lspgate,mcp)
+                cmd="lspgate__subcmd__mcp"
+                ;;
             lspgate,messages)
                 cmd="lspgate__subcmd__messages"
                 ;;
@@ -100,6 +103,9 @@ _lspgate() {
             lspgate__subcmd__help,logs)
                 cmd="lspgate__subcmd__help__subcmd__logs"
                 ;;
+            lspgate__subcmd__help,mcp)
+                cmd="lspgate__subcmd__help__subcmd__mcp"
+                ;;
             lspgate__subcmd__help,messages)
                 cmd="lspgate__subcmd__help__subcmd__messages"
                 ;;
@@ -131,7 +137,7 @@ _lspgate() {
 
     case "${cmd}" in
         lspgate)
-            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon diagnostics logs messages help"
+            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon diagnostics logs messages mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +495,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help)
-            opts="write edit patch check servers history daemon diagnostics logs messages help"
+            opts="write edit patch check servers history daemon diagnostics logs messages mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -656,6 +662,20 @@ _lspgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        lspgate__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         lspgate__subcmd__help__subcmd__messages)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -759,6 +779,56 @@ _lspgate() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__mcp)
+            opts="-q -C -h --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --format --color --quiet --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --startup-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cross-file-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 -C)

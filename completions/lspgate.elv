@@ -35,6 +35,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand diagnostics 'Print the diagnostics the warm servers hold now, for every file or for PATH'
             cand logs 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
             cand messages 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+            cand mcp 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;write'= {
@@ -228,6 +229,26 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'lspgate;mcp'= {
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics [default: 2s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --format 'Output form [default: text]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'lspgate;help'= {
             cand write 'Write PATH (new content from --content, else stdin) and report'
             cand edit 'Replace --old by --new in PATH and report'
@@ -239,6 +260,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand diagnostics 'Print the diagnostics the warm servers hold now, for every file or for PATH'
             cand logs 'Print the servers'' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
             cand messages 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+            cand mcp 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'lspgate;help;write'= {
@@ -272,6 +294,8 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         &'lspgate;help;logs'= {
         }
         &'lspgate;help;messages'= {
+        }
+        &'lspgate;help;mcp'= {
         }
         &'lspgate;help;help'= {
         }

@@ -39,6 +39,7 @@ complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "daemon" -d 'Start, 
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "mcp" -d 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l content -d 'The new content; read from stdin when absent' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l format -d 'Output form [default: text]' -r -f -a "text\t''
@@ -202,17 +203,39 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -s C -d 'Run a
 complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "check" -d 'Report on files without editing them'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "mcp" -d 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "start" -d 'Start the daemon unless it is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "stop" -d 'Stop the daemon and its servers'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Everything CI runs, in order: install the language servers, check formatting and
+# Everything CI runs, in order: install the language servers and the MCP client the
+# `lspgate mcp` tests drive (the official Python SDK, in a venv), check formatting and
 # lints, run the whole test suite (fake-server and real-server tests), then the
 # edit-latency and daemon-latency benches in smoke mode (they check the tables are
 # produced, not the numbers).
-# With CI=true (as .ci/run sets it) a missing language server fails its tests
-# instead of being noted and passed over.
+# With CI=true (as .ci/run sets it) a missing language server (or MCP client) fails
+# its tests instead of being noted and passed over.
 #
 # Every step runs even when an earlier one failed, so one run shows every problem;
 # the script fails at the end if any step did.
@@ -12,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-servers.sh
+bash scripts/install-mcp-client.sh
 # A minimal rustup profile has neither; install them rather than fail on a fresh machine.
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy

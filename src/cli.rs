@@ -177,6 +177,25 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio.
+    ///
+    /// Tools: write, edit, patch, check, diagnostics, logs, messages, history. MCP's stdio
+    /// transport: newline-delimited JSON-RPC 2.0 on stdin and stdout, revisions
+    /// 2024-11-05 to 2025-11-25, negotiated in `initialize`. Runs go through the workspace's daemon as
+    /// the commands' do (with --no-daemon, each call starts its servers and stops them).
+    /// The options apply to every call, and a call's `dry_run`, `reject` and `all` can
+    /// turn those on, as flags do; --format, --color and --quiet have no effect (a result
+    /// holds the text report, uncoloured, and the JSON one). Closing stdin ends the
+    /// server and the language servers it runs. Errors and notes go to stderr.
+    #[command(
+        mut_arg("format", |a| a.hide(true)),
+        mut_arg("color", |a| a.hide(true)),
+        mut_arg("quiet", |a| a.hide(true))
+    )]
+    Mcp {
+        #[command(flatten)]
+        report: ReportArgs,
+    },
 }
 
 impl Command {
@@ -193,6 +212,7 @@ impl Command {
             Command::Diagnostics { .. } => "diagnostics",
             Command::Logs { .. } => "logs",
             Command::Messages { .. } => "messages",
+            Command::Mcp { .. } => "mcp",
         }
     }
 }

@@ -171,6 +171,29 @@ pub struct Run {
     pub diagnostics: Vec<StoredDiagnostic>,
 }
 
+impl Run {
+    /// What `history --last` exits with when this is the last run: 4 when it wrote
+    /// part of its edit, 1 when it left a new error, 0 when it completed with neither
+    /// and its own status was 0 or 1 (a new warning under `--fail-on warning` is not a
+    /// new error), else 3: an incomplete check, and a run that never recorded its
+    /// outcome (killed, or its record could not be completed), whatever it may have
+    /// done.
+    pub fn gate(&self) -> i32 {
+        use crate::exit;
+        if !self.completed {
+            exit::INCOMPLETE
+        } else if self.exit_code == exit::PARTIAL {
+            exit::PARTIAL
+        } else if self.new_errors > 0 {
+            exit::NEW_DIAGNOSTICS
+        } else if self.exit_code == exit::OK || self.exit_code == exit::NEW_DIAGNOSTICS {
+            exit::OK
+        } else {
+            exit::INCOMPLETE
+        }
+    }
+}
+
 /// A file of a run: what an edit did to it (`created`, `modified`, `deleted`,
 /// `renamed`), or `checked` for a run that edited nothing.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -838,26 +861,6 @@ fn diagnostics_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Stored
     rows.collect()
 }
 
-/// What `history --last` exits with for `run`: 4 when it wrote part of its edit, 1
-/// when it left a new error, 0 when it completed with neither and its own status was 0
-/// or 1 (a new warning under `--fail-on warning` is not a new error), else 3: an
-/// incomplete check, and a run that never recorded its outcome (killed, or its record
-/// could not be completed), whatever it may have done.
-pub fn gate(run: &Run) -> i32 {
-    use crate::exit;
-    if !run.completed {
-        exit::INCOMPLETE
-    } else if run.exit_code == exit::PARTIAL {
-        exit::PARTIAL
-    } else if run.new_errors > 0 {
-        exit::NEW_DIAGNOSTICS
-    } else if run.exit_code == exit::OK || run.exit_code == exit::NEW_DIAGNOSTICS {
-        exit::OK
-    } else {
-        exit::INCOMPLETE
-    }
-}
-
 /// `lspgate history`: list runs, show one, or gate on the last ([`gate`]; 2 when
 /// nothing was recorded).
 pub fn command(
@@ -874,12 +877,17 @@ pub fn command(
         report::history::print_list(&runs, workspace, &view)?;
         return Ok(crate::exit::OK);
     }
-    match get(workspace, run).map_err(|e| anyhow::anyhow!("history: {e}"))? {
-        Some(found) => {
-            report::history::print_run(&found, &view)?;
-            Ok(if last { gate(&found) } else { crate::exit::OK })
-        }
-        None => match run {
+    let found = find(workspace, run)?;
+    report::history::print_run(&found, &view)?;
+    Ok(if last { found.gate() } else { crate::exit::OK })
+}
+
+/// Run `id` with its diagnostics, or the newest with `None`; an error, with the message
+/// `history` prints, when there is none.
+pub fn find(workspace: &Path, id: Option<i64>) -> anyhow::Result<Run> {
+    match get(workspace, id).map_err(|e| anyhow::anyhow!("history: {e}"))? {
+        Some(found) => Ok(found),
+        None => match id {
             Some(id) => anyhow::bail!("history: no run {id} in the history of this workspace"),
             // A gate must not pass on nothing: no run is not a passing run.
             None => anyhow::bail!("history: no runs recorded for {}", workspace.display()),
@@ -1246,13 +1254,13 @@ mod tests {
         clean.files.clear();
         clean.exit_code = crate::exit::OK;
         record_at(&path, &inv, &clean).expect("record");
-        assert_eq!(last(&path).map(|r| gate(&r)), Some(crate::exit::OK));
+        assert_eq!(last(&path).map(|r| r.gate()), Some(crate::exit::OK));
         let killed = begin_at(&path, ws, ws, &inv).expect("begin");
         let run = last(&path).expect("the started run");
         assert!(!run.completed && run.summary == PENDING_SUMMARY, "{run:?}");
-        assert_eq!(gate(&run), crate::exit::INCOMPLETE);
+        assert_eq!(run.gate(), crate::exit::INCOMPLETE);
         drop(killed);
-        assert_eq!(last(&path).map(|r| gate(&r)), Some(crate::exit::INCOMPLETE));
+        assert_eq!(last(&path).map(|r| r.gate()), Some(crate::exit::INCOMPLETE));
 
         // Completed: its outcome decides.
         begin_at(&path, ws, ws, &inv)
@@ -1260,14 +1268,14 @@ mod tests {
             .complete(&inv, &spec_example());
         let run = last(&path).expect("completed");
         assert!(run.completed);
-        assert_eq!(gate(&run), crate::exit::NEW_DIAGNOSTICS);
+        assert_eq!(run.gate(), crate::exit::NEW_DIAGNOSTICS);
         // Partly written: 4, whatever it found.
         begin_at(&path, ws, ws, &inv)
             .expect("begin")
             .partly_written(&inv, "a.py: cannot replace: disk full; changed: b.py");
         let run = last(&path).expect("partly written");
         assert_eq!(
-            (gate(&run), run.summary.as_str()),
+            (run.gate(), run.summary.as_str()),
             (4, "a.py: cannot replace: disk full; changed: b.py")
         );
         // Discarded (nothing was written): as if it never started.

@@ -5,7 +5,8 @@
 //! Data flows one way: `cli` (what was typed) → `config` (settings and the server
 //! table) → `edit` (the plan, in memory) → `check` (servers from `lsp`, the waits
 //! of `wait`, the dependents of `dependents`) → `diff` (before and after) →
-//! `report` (the only writer to stdout).
+//! `report` (the only writer to stdout). `mcp` serves the same runs as the tools of an
+//! MCP server; its transport's writer is the one other place that writes to stdout.
 
 pub mod check;
 pub mod cli;
@@ -18,6 +19,8 @@ pub mod edit;
 pub mod exit;
 pub mod history;
 pub mod lsp;
+pub mod mcp;
+
 pub mod report;
 pub mod servers;
 pub mod staged;
@@ -70,7 +73,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 /// Errors go to stderr from here only, one line each, prefixed with the program.
 #[allow(clippy::print_stderr)]
-fn print_error(message: &str) {
+pub(crate) fn print_error(message: &str) {
     eprintln!("lspgate: {message}");
 }
 
@@ -94,6 +97,12 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
     let workspace = workspace::find_workspace(&run_dir, cli.root.as_deref())
         .map_err(|e| anyhow::anyhow!("--root: {e}"))?;
 
+    let setting = |report| RunSetting {
+        workspace: &workspace,
+        run_dir: &run_dir,
+        trust_project: cli.trust_project,
+        args: report,
+    };
     match cli.command {
         Command::Write {
             path,
@@ -104,15 +113,8 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
                 Some(c) => c.into_bytes(),
                 None => read_stdin()?,
             };
-            let build = |ws: &Path| edit::plan_write(ws, &run_dir, &path, content);
-            report_run(
-                &cli_trust(cli.trust_project),
-                &workspace,
-                &run_dir,
-                &report,
-                &invocation,
-                |ws| Ok(check::Job::Edit(build(ws)?)),
-            )
+            let request = Reporting::Write { path, content };
+            report_run(&setting(&report), &invocation, request, report.quiet)
         }
         Command::Edit {
             path,
@@ -120,41 +122,23 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
             new,
             replace_all,
             report,
-        } => report_run(
-            &cli_trust(cli.trust_project),
-            &workspace,
-            &run_dir,
-            &report,
-            &invocation,
-            |ws| {
-                Ok(check::Job::Edit(edit::plan_replace(
-                    ws,
-                    &run_dir,
-                    &path,
-                    &old,
-                    &new,
-                    replace_all,
-                )?))
-            },
-        ),
+        } => {
+            let request = Reporting::Edit {
+                path,
+                old,
+                new,
+                replace_all,
+            };
+            report_run(&setting(&report), &invocation, request, report.quiet)
+        }
         Command::Patch {
             patch,
             strip,
             report,
         } => {
-            let bytes = read_patch(patch.as_deref(), &run_dir)?;
-            report_run(
-                &cli_trust(cli.trust_project),
-                &workspace,
-                &run_dir,
-                &report,
-                &invocation,
-                |ws| {
-                    Ok(check::Job::Edit(edit::plan_patch(
-                        ws, &run_dir, &bytes, strip,
-                    )?))
-                },
-            )
+            let patch = read_patch(patch.as_deref(), &run_dir)?;
+            let request = Reporting::Patch { patch, strip };
+            report_run(&setting(&report), &invocation, request, report.quiet)
         }
         Command::Check {
             paths,
@@ -162,28 +146,23 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
             patch,
             report,
         } => {
-            // --staged and --patch show the servers a change in memory (HEAD → index,
-            // the working tree with the diff reversed → the working tree).
             let patch = match patch {
                 Some(p) => Some(read_patch(Some(&p), &run_dir)?),
                 None => None,
             };
-            let paths: Vec<PathBuf> = paths.iter().map(|p| run_dir.join(p)).collect();
-            report_run(
-                &cli_trust(cli.trust_project),
-                &workspace,
-                &run_dir,
-                &report,
-                &invocation,
-                |ws| match (staged, patch) {
-                    (true, _) => Ok(check::Job::Review(staged::plan(ws)?)),
-                    (false, Some(bytes)) => Ok(check::Job::Review(edit::plan_patch_reverse(
-                        ws, &run_dir, &bytes, 1,
-                    )?)),
-                    (false, None) => Ok(check::Job::Check(paths)),
-                },
-            )
+            let request = Reporting::Check {
+                paths,
+                staged,
+                patch,
+            };
+            report_run(&setting(&report), &invocation, request, report.quiet)
         }
+        Command::Mcp { report } => mcp::serve(&mcp::Setup {
+            workspace: workspace.clone(),
+            run_dir: run_dir.clone(),
+            trust_project: cli.trust_project,
+            args: report,
+        }),
         Command::History {
             run,
             last,
@@ -295,96 +274,215 @@ fn ring_command(
     )
 }
 
-struct Trust(bool);
-
-fn cli_trust(flag: bool) -> Trust {
-    Trust(flag)
+/// What a reporting command asks for: the CLI's `write`, `edit`, `patch` and `check`,
+/// and the `lspgate mcp` tools of the same names. Relative paths resolve against the
+/// run directory.
+pub enum Reporting {
+    Write {
+        path: PathBuf,
+        content: Vec<u8>,
+    },
+    Edit {
+        path: PathBuf,
+        old: String,
+        new: String,
+        replace_all: bool,
+    },
+    Patch {
+        patch: Vec<u8>,
+        strip: usize,
+    },
+    /// `paths` alone, or `staged`, or an applied `patch`.
+    Check {
+        paths: Vec<PathBuf>,
+        staged: bool,
+        patch: Option<Vec<u8>>,
+    },
 }
 
-/// Load the configuration, build the job, run the check on a fresh pool, print.
-fn report_run(
-    trust: &Trust,
-    workspace: &Path,
-    run_dir: &Path,
-    args: &ReportArgs,
+impl Reporting {
+    /// The check's job, planned in memory: nothing is written here.
+    fn job(self, workspace: &Path, run_dir: &Path) -> Result<check::Job, edit::EditError> {
+        Ok(match self {
+            Reporting::Write { path, content } => {
+                check::Job::Edit(edit::plan_write(workspace, run_dir, &path, content)?)
+            }
+            Reporting::Edit {
+                path,
+                old,
+                new,
+                replace_all,
+            } => check::Job::Edit(edit::plan_replace(
+                workspace,
+                run_dir,
+                &path,
+                &old,
+                &new,
+                replace_all,
+            )?),
+            Reporting::Patch { patch, strip } => {
+                check::Job::Edit(edit::plan_patch(workspace, run_dir, &patch, strip)?)
+            }
+            // --staged and --patch show the servers a change in memory (HEAD → index,
+            // the working tree with the diff reversed → the working tree).
+            Reporting::Check { staged: true, .. } => check::Job::Review(staged::plan(workspace)?),
+            Reporting::Check {
+                patch: Some(bytes), ..
+            } => check::Job::Review(edit::plan_patch_reverse(workspace, run_dir, &bytes, 1)?),
+            Reporting::Check { paths, .. } => {
+                check::Job::Check(paths.iter().map(|p| run_dir.join(p)).collect())
+            }
+        })
+    }
+}
+
+/// Where a reporting run happens and with which options.
+pub struct RunSetting<'a> {
+    pub workspace: &'a Path,
+    pub run_dir: &'a Path,
+    /// `--trust-project`.
+    pub trust_project: bool,
+    pub args: &'a ReportArgs,
+}
+
+/// How a reporting run ended, when it was not refused.
+pub enum Ran {
+    /// The report (recorded in the history), and the options that say how to render it.
+    Done {
+        report: Box<report::Report>,
+        options: config::Options,
+    },
+    /// The daemon took the run up and stopped answering: why. There is no report, the
+    /// edit may have been applied, and the run stays pending (exit status 3).
+    Lost(String),
+    /// A write failed after changing some files (exit status 4): what changed and
+    /// what did not.
+    PartlyWritten(String),
+}
+
+/// One reporting run, whoever asked for it (the CLI, or an `lspgate mcp` tool): load
+/// the configuration, plan the job, run it through the workspace's daemon (or in this
+/// process), and record it in the history. Rendering is the caller's.
+///
+/// `watcher` follows the run while it waits (the status line on stderr, an MCP
+/// client's progress). An `Err` is bad input (exit status 2): nothing was written, and
+/// its `{:#}` is the one-line message the CLI prints.
+pub fn reporting_run(
+    setting: &RunSetting<'_>,
     invocation: &history::Invocation,
-    job: impl FnOnce(&Path) -> Result<check::Job, edit::EditError>,
-) -> anyhow::Result<i32> {
-    let loaded = config::load(workspace, trust.0)?;
+    request: Reporting,
+    mut watcher: Option<Box<dyn report::progress::Watcher>>,
+) -> anyhow::Result<Ran> {
+    let workspace = setting.workspace;
+    let loaded = config::load(workspace, setting.trust_project)?;
     for note in &loaded.notes {
         print_error(note);
     }
-    let options = config::resolve_options(args, &loaded.options)?;
-    let job = job(workspace)?;
+    let options = config::resolve_options(setting.args, &loaded.options)?;
+    let job = request.job(workspace, setting.run_dir)?;
     let ctx = check::Context {
         workspace: workspace.to_path_buf(),
-        run_dir: run_dir.to_path_buf(),
+        run_dir: setting.run_dir.to_path_buf(),
         servers: loaded.servers,
         options: options.clone(),
     };
     // Recorded before anything may change the disk: a run that is then killed, or
     // that cannot record its outcome, fails the gate instead of passing it.
-    let pending = history::begin(workspace, run_dir, invocation).map_err(|e| {
+    let pending = history::begin(workspace, setting.run_dir, invocation).map_err(|e| {
         anyhow::anyhow!(
             "history: {e}; this run was not made (the gate records every run before it \
              changes anything), nothing was written"
         )
     })?;
     let report = if options.no_daemon {
-        run_in_process(&ctx, job, args.quiet)
+        run_in_process(&ctx, job, watcher.take())
     } else {
-        match daemon::client::run(&ctx, &job, args.quiet, trust.0) {
+        match daemon::client::run(&ctx, &job, watcher.as_mut(), setting.trust_project) {
             daemon::client::Served::Report(report) => Ok(report),
             daemon::client::Served::Failed(e) => Err(e),
             daemon::client::Served::Unreachable(why) => {
                 print_error(&format!("note: {why}; running the servers in this process"));
-                run_in_process(&ctx, job, args.quiet)
+                run_in_process(&ctx, job, watcher.take())
             }
-            daemon::client::Served::Lost(why) => {
-                // The edit may be applied: the run stays pending, and the gate says 3.
-                print_error(&why);
-                return Ok(exit::INCOMPLETE);
-            }
+            // The edit may be applied: the run stays pending, and the gate says 3.
+            daemon::client::Served::Lost(why) => return Ok(Ran::Lost(why)),
         }
     };
+    // Done watching (a status line is cleared) before anything else is said.
+    drop(watcher.take());
     let report = match report {
         Ok(report) => report,
         Err(e) if e.exit_code() == exit::PARTIAL => {
             pending.partly_written(invocation, &e.summary());
-            print_error(&e.summary());
-            return Ok(exit::PARTIAL);
+            return Ok(Ran::PartlyWritten(e.summary()));
         }
         Err(e) => {
             pending.discard();
             return Err(e.into());
         }
     };
-    let render = report::RenderOptions {
-        format: options.format,
-        all: options.all,
-        max_entries: options.max_entries,
-        styles: if report::styles::should_colorize(options.color) {
-            report::styles::Styles::colorized()
-        } else {
-            report::styles::Styles::default()
-        },
-    };
-    report::print(&report, &render)?;
-    // After printing: a slow or broken history never delays or fails the report.
+    // Before the caller shows the report: whoever reads a report can gate on it. A slow
+    // or broken history costs at most its busy timeout and never fails the run.
     pending.complete(invocation, &report);
-    Ok(report.exit_code)
+    Ok(Ran::Done {
+        report: Box::new(report),
+        options,
+    })
+}
+
+/// The CLI's reporting commands: run, then print the report.
+fn report_run(
+    setting: &RunSetting<'_>,
+    invocation: &history::Invocation,
+    request: Reporting,
+    quiet: bool,
+) -> anyhow::Result<i32> {
+    let line = report::progress::StatusLine::for_stderr(quiet)
+        .map(|line| Box::new(line) as Box<dyn report::progress::Watcher>);
+    match reporting_run(setting, invocation, request, line)? {
+        Ran::Lost(why) => {
+            print_error(&why);
+            Ok(exit::INCOMPLETE)
+        }
+        Ran::PartlyWritten(what) => {
+            print_error(&what);
+            Ok(exit::PARTIAL)
+        }
+        Ran::Done { report, options } => {
+            let render = report::RenderOptions {
+                format: options.format,
+                all: options.all,
+                max_entries: options.max_entries,
+                styles: if report::styles::should_colorize(options.color) {
+                    report::styles::Styles::colorized()
+                } else {
+                    report::styles::Styles::default()
+                },
+            };
+            report::print(&report, &render)?;
+            Ok(report.exit_code)
+        }
+    }
 }
 
 /// The one-shot path: a fresh pool, stopped before returning.
 fn run_in_process(
     ctx: &check::Context,
     job: check::Job,
-    quiet: bool,
+    watcher: Option<Box<dyn report::progress::Watcher>>,
 ) -> Result<report::Report, edit::EditError> {
     let started = std::time::Instant::now();
     let mut pool = lsp::Pool::new();
-    if let Some(mut line) = report::progress::StatusLine::for_stderr(quiet) {
-        pool.observer = Some(Box::new(move |servers| line.update(servers)));
+    if let Some(mut watcher) = watcher {
+        pool.observer = Some(Box::new(move |servers| {
+            let pids: Vec<u32> = servers
+                .iter()
+                .filter(|s| !s.is_dead())
+                .map(lsp::Server::pid)
+                .collect();
+            watcher.servers(&pids);
+            watcher.progress(&report::progress::busy(servers));
+        }));
     }
     let result = check::run(&mut pool, ctx, job);
     // Dropping the observer clears the status line before the report prints.

@@ -43,7 +43,7 @@ const REPORT: [&str; 12] = [
 ];
 
 /// Each subcommand with its own options and positional arguments (as help prints them).
-const COMMANDS: [(&str, &[&str], &[&str]); 10] = [
+const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p"], &["[PATCH]"]),
@@ -54,20 +54,37 @@ const COMMANDS: [(&str, &[&str], &[&str]); 10] = [
     ("diagnostics", &["--format"], &["[PATH]"]),
     ("logs", &["--limit", "--level", "--format"], &[]),
     ("messages", &["--limit", "--format"], &[]),
+    // The reporting options but the three that shape a printed report.
+    (
+        "mcp",
+        &[
+            "--startup-timeout",
+            "--timeout",
+            "--cross-file-timeout",
+            "--all",
+            "--fail-on",
+            "--dry-run",
+            "--reject",
+            "--no-daemon",
+            "--max-entries",
+        ],
+        &[],
+    ),
 ];
 
 fn reporting(name: &str) -> bool {
     !matches!(
         name,
-        "servers" | "history" | "daemon" | "diagnostics" | "logs" | "messages"
+        "servers" | "history" | "daemon" | "diagnostics" | "logs" | "messages" | "mcp"
     )
 }
 
-/// `-s` or `--long` for each argument of `cmd` that is an option, with globals.
+/// `-s` or `--long` for each argument of `cmd` that is an option, with globals. Hidden
+/// ones (`mcp`'s `--format`, accepted and ignored) are no part of the surface.
 fn options_of(cmd: &clap::Command) -> Vec<String> {
     let mut options: Vec<String> = cmd
         .get_arguments()
-        .filter(|arg| !arg.is_positional())
+        .filter(|arg| !arg.is_positional() && !arg.is_hide_set())
         .map(|arg| match (arg.get_long(), arg.get_short()) {
             (Some(long), _) => format!("--{long}"),
             (None, Some(short)) => format!("-{short}"),

@@ -103,7 +103,7 @@ fn read(test: &Test, rel: &str) -> String {
 }
 
 /// Copies `tests/fixtures/NAME` into the workspace under `under`.
-fn with_fixture(mut test: Test, name: &str, under: &str) -> Test {
+pub(crate) fn with_fixture(mut test: Test, name: &str, under: &str) -> Test {
     fn walk(root: &Path, dir: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) {
         for entry in fs::read_dir(dir).expect("read the fixture") {
             let path = entry.expect("a dir entry").path();

@@ -3,6 +3,7 @@ mod daemon;
 mod fake;
 mod gate;
 mod generated;
+mod mcp;
 mod real;
 mod reliability;
 mod support;

@@ -1,8 +1,8 @@
 //! The CLI side of the daemon: reach this workspace's daemon over its socket,
-//! starting it when nothing answers, hand it a run and take its report back (drawing
-//! the status line from the progress it streams, on a terminal); the `daemon
-//! start|stop|status|restart` commands; and the cache queries behind `diagnostics`,
-//! `logs` and `messages`, which ask a running daemon and never start one.
+//! starting it when nothing answers, hand it a run and take its report back (passing
+//! the progress it streams to the run's watcher, such as the status line); the
+//! `daemon start|stop|status|restart` commands; and the cache queries behind
+//! `diagnostics`, `logs` and `messages`, which ask a running daemon and never start one.
 //!
 //! Nothing here waits without a bound. When the daemon cannot be reached or started,
 //! [`run`] says so and the caller runs the servers in-process instead; once the daemon
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::check::{Context, Job};
 use crate::cli::{DaemonAction, Format};
 use crate::report::Report;
-use crate::report::progress::StatusLine;
+use crate::report::progress::Watcher;
 use crate::servers::ServerSpec;
 
 use super::SUBCOMMAND;
@@ -63,10 +63,15 @@ pub enum Served {
     Lost(String),
 }
 
-/// Make the run through the workspace's daemon, starting it if needed. On a terminal
-/// (and without `quiet`) the daemon streams its servers' progress while the run waits,
-/// drawn as the in-process run draws it. `trust_flag` is `--trust-project`.
-pub fn run(ctx: &Context, job: &Job, quiet: bool, trust_flag: bool) -> Served {
+/// Make the run through the workspace's daemon, starting it if needed. With a
+/// `watcher`, the daemon streams its servers' progress while the run waits, and the
+/// watcher gets it as an in-process run's would. `trust_flag` is `--trust-project`.
+pub fn run(
+    ctx: &Context,
+    job: &Job,
+    mut watcher: Option<&mut Box<dyn Watcher>>,
+    trust_flag: bool,
+) -> Served {
     let paths = match Paths::for_workspace(&ctx.workspace) {
         Ok(p) => p,
         Err(e) => return Served::Unreachable(format!("no daemon runtime directory: {e}")),
@@ -85,14 +90,13 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool, trust_flag: bool) -> Served {
             spec
         })
         .collect();
-    let mut line = StatusLine::for_stderr(quiet);
     let request = RequestRef::Run(RunRef {
         workspace: &ctx.workspace,
         run_dir: &ctx.run_dir,
         servers: &servers,
         options: &ctx.options,
         job,
-        progress: line.is_some(),
+        progress: watcher.is_some(),
         umask: current_umask(),
         trust_project: trust_flag || crate::config::trust_from_env(),
     });
@@ -108,7 +112,7 @@ pub fn run(ctx: &Context, job: &Job, quiet: bool, trust_flag: bool) -> Served {
             Ok(s) => s,
             Err(e) => return Served::Unreachable(e),
         };
-        match exchange_run(&stream, &frame, &me, &paths, budget, &mut line) {
+        match exchange_run(&stream, &frame, &me, &paths, budget, &mut watcher) {
             Step::Done(served) => return served,
             Step::Retry(reason) => why = reason,
         }
@@ -144,7 +148,7 @@ fn exchange_run(
     me: &Identity,
     paths: &Paths,
     budget: Duration,
-    line: &mut Option<StatusLine>,
+    watcher: &mut Option<&mut Box<dyn Watcher>>,
 ) -> Step {
     if let Err(e) = protocol::write_frame(stream, frame, Instant::now() + EXCHANGE_BOUND) {
         return Step::Retry(format!("sending the run: {e}"));
@@ -187,12 +191,12 @@ fn exchange_run(
         )))
     };
     let deadline = Instant::now() + budget;
-    let step = loop {
+    loop {
         break match protocol::read_frame(&mut reader, deadline) {
             Ok(Some(m)) => match answer(m, me) {
                 Ok(Response::Progress(busy)) => {
-                    if let Some(line) = line.as_mut() {
-                        line.update_busy(&busy);
+                    if let Some(watcher) = watcher.as_mut() {
+                        watcher.progress(&busy);
                     }
                     continue;
                 }
@@ -221,12 +225,7 @@ fn exchange_run(
             )),
             Err(e) => lost(format!("reading the report: {e}")),
         };
-    };
-    // Before anything else is printed.
-    if let Some(line) = line.as_mut() {
-        line.clear();
     }
-    step
 }
 
 /// The daemon's answer, or `Err(who it is)` when it is another lspgate.
@@ -275,7 +274,10 @@ fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, Strin
     let mut backoff = Duration::from_millis(1);
     loop {
         let error = match UnixStream::connect(&paths.socket) {
-            Ok(s) => return Ok(s),
+            Ok(s) => {
+                reap_later(child);
+                return Ok(s);
+            }
             Err(e) => e,
         };
         // Reaps a started daemon that exited, so it leaves no zombie behind. One
@@ -299,6 +301,7 @@ fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, Strin
         }
         let now = Instant::now();
         if now >= deadline {
+            reap_later(child);
             return Err(format!(
                 "the daemon did not answer within {}s ({error}; log: {})",
                 CONNECT_BOUND.as_secs(),
@@ -308,6 +311,17 @@ fn connect_or_spawn(paths: &Paths, workspace: &Path) -> Result<UnixStream, Strin
         // Polling connect is the readiness check: a daemon binds within milliseconds.
         std::thread::sleep(backoff.min(deadline - now));
         backoff = (backoff * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Wait for a daemon this process started on a thread of its own: a long-lived client
+/// (`lspgate mcp`) outlives the daemons it starts, and each that exits (idle, stopped,
+/// replaced) would otherwise stay a zombie until the client exits.
+fn reap_later(child: Option<Child>) {
+    if let Some(mut child) = child {
+        let _ = std::thread::Builder::new()
+            .name("daemon-reaper".into())
+            .spawn(move || child.wait());
     }
 }
 

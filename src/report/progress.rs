@@ -1,8 +1,10 @@
-//! The one line of progress a person sees on stderr while a run waits longer than
-//! about a second ("pyright: indexing 40% (1.2s)"), from the servers' work-done
-//! progress. Only on a terminal; never on stdout, never with `--quiet`. In-process the
-//! pool's observer feeds it the servers; through the daemon, the progress the daemon
-//! streams ([`Busy`]) feeds the same line.
+//! Following a run while it waits: the [`Watcher`] trait, and the one line of progress a
+//! person sees on stderr while a run waits longer than about a second ("pyright:
+//! indexing 40% (1.2s)"), from the servers' work-done progress. The line shows only on a
+//! terminal; never on stdout, never with `--quiet`. In-process the pool's observer feeds
+//! a watcher the servers' state; through the daemon, the progress the daemon streams
+//! ([`Busy`]) feeds it the same. `lspgate mcp` has a watcher of its own, which sends the
+//! client progress notifications.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -12,6 +14,18 @@ use crate::lsp::{Progress, Server};
 
 /// Waits shorter than this show nothing.
 pub const SHOW_AFTER: Duration = Duration::from_millis(1000);
+
+/// Follows one run while it waits.
+pub trait Watcher {
+    /// The run's live servers and the progress each has under way: after every pump in
+    /// process (at least every few tens of milliseconds while a wait lasts), as the
+    /// daemon streams it (every 100 ms once a wait has lasted [`SHOW_AFTER`]) otherwise.
+    fn progress(&mut self, busy: &[Busy]);
+
+    /// In process only, with each [`Watcher::progress`]: the pids of the servers the
+    /// run has running, for a caller that must be able to kill them.
+    fn servers(&mut self, _pids: &[u32]) {}
+}
 
 pub struct StatusLine {
     start: Instant,
@@ -29,18 +43,9 @@ impl StatusLine {
         })
     }
 
-    /// Redraw from the servers' state, if the wait has been long enough.
-    pub fn update(&mut self, servers: &[Server]) {
-        self.draw(|elapsed| describe(servers, elapsed));
-    }
-
     /// Redraw from the progress a daemon sent, if the wait has been long enough.
     pub fn update_busy(&mut self, busy: &[Busy]) {
-        let parts: Vec<(&str, Option<&Progress>)> = busy
-            .iter()
-            .map(|b| (b.server.as_str(), b.progress.as_ref()))
-            .collect();
-        self.draw(|elapsed| describe_parts(&parts, elapsed));
+        self.draw(|elapsed| describe_busy(busy, elapsed));
     }
 
     fn draw(&mut self, describe: impl FnOnce(Duration) -> String) {
@@ -68,6 +73,12 @@ impl StatusLine {
             let _ = err.flush();
             self.shown = false;
         }
+    }
+}
+
+impl Watcher for StatusLine {
+    fn progress(&mut self, busy: &[Busy]) {
+        self.update_busy(busy);
     }
 }
 
@@ -99,6 +110,15 @@ pub fn busy(servers: &[Server]) -> Vec<Busy> {
             progress: s.progress.values().next().cloned(),
         })
         .collect()
+}
+
+/// [`describe`] for the progress a daemon sent.
+pub fn describe_busy(busy: &[Busy], elapsed: Duration) -> String {
+    let parts: Vec<(&str, Option<&Progress>)> = busy
+        .iter()
+        .map(|b| (b.server.as_str(), b.progress.as_ref()))
+        .collect();
+    describe_parts(&parts, elapsed)
 }
 
 fn describe_parts(servers: &[(&str, Option<&Progress>)], elapsed: Duration) -> String {

@@ -256,12 +256,27 @@ impl Test {
     }
 
     fn command(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lspgate"));
-        cmd.arg("-C").arg(&self.workspace);
+        let mut cmd = self.command_with(env!("CARGO_BIN_EXE_lspgate"));
+        cmd.args(self.lspgate_args());
+        cmd
+    }
+
+    /// The arguments `run` gives lspgate: `-C WORKSPACE`, `--trust-project` when the
+    /// project's server must run, then the test's.
+    pub fn lspgate_args(&self) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["-C".into(), self.workspace.clone().into()];
         if self.trust_project {
-            cmd.arg("--trust-project");
+            args.push("--trust-project".into());
         }
-        cmd.args(&self.args).current_dir(&self.workspace);
+        args.extend(self.args.iter().cloned());
+        args
+    }
+
+    /// `program` (no arguments yet) in the environment and directory `run` gives
+    /// lspgate: for a client that starts lspgate itself, which inherits them.
+    pub fn command_with(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(&self.workspace);
         // Whatever the developer's shell sets must not leak into a run.
         for (key, _) in env::vars_os() {
             let name = key.to_string_lossy();
@@ -706,4 +721,46 @@ pub fn require_server(cmd: &str) -> bool {
         eprintln!("note: {cmd} is not on PATH; this test checked nothing");
     }
     found
+}
+
+/// The pinned release of the official MCP Python SDK that `scripts/install-mcp-client.sh`
+/// installs; the tests drive `lspgate mcp` with it.
+pub const MCP_SDK: &str = "2.3.0";
+
+/// The Python of the virtual environment `scripts/install-mcp-client.sh` makes under the
+/// target directory, holding the official MCP SDK. When it is missing, a test fails in
+/// CI (`CI=true`), where `scripts/test.sh` installs it; elsewhere it is noted on stderr
+/// and the caller returns early, as for a missing language server.
+#[allow(clippy::print_stderr)]
+pub fn require_mcp_client() -> Option<PathBuf> {
+    let exe = env::current_exe().expect("current test binary");
+    // <target>/<profile>/deps/<test binary>
+    let target_dir = exe
+        .ancestors()
+        .nth(3)
+        .expect("test binary in <target>/<profile>/deps");
+    let python = target_dir.join("mcp-venv/bin/python");
+    let version = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    if version.as_deref() == Some(MCP_SDK) {
+        return Some(python);
+    }
+    let why = match version {
+        Some(other) => format!("{} holds mcp {other}, not {MCP_SDK}", python.display()),
+        None => format!("no MCP Python SDK at {}", python.display()),
+    };
+    assert!(
+        env::var("CI").as_deref() != Ok("true"),
+        "{why}: scripts/test.sh installs it (scripts/install-mcp-client.sh)"
+    );
+    eprintln!("note: {why} (run scripts/install-mcp-client.sh); this test checked nothing");
+    None
 }
