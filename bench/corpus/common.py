@@ -91,6 +91,7 @@ def run_checker(p: Project, root: Path, timeout: float = 900) -> CheckResult:
     env = checker_env(p)
     t0 = time.monotonic()
     if p.language == "C":
+        env["LC_ALL"] = "C"  # plain quotes in messages
         errors, code = _gcc(root, env, timeout)
         return CheckResult(errors, time.monotonic() - t0, code)
     try:
@@ -180,9 +181,22 @@ GCC_LINE = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?:fa
                       r"(?P<msg>.*)$")
 
 
+def c_compiler() -> str:
+    """clang where installed (clangd's own front end: the same error recovery, the
+    same messages), else gcc."""
+    for name in ("clang", "clang-19", "clang-18", "clang-17", "clang-16", "clang-15",
+                 "clang-14"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return shutil.which("gcc") or "gcc"
+
+
 def _gcc(root: Path, env: dict, timeout: float) -> tuple[set[Error], int]:
-    """`gcc -fsyntax-only` on every translation unit of compile_commands.json, with its
-    own flags; errors in a header are counted once whichever unit shows them."""
+    """`clang -fsyntax-only` (or gcc's) on every translation unit of
+    compile_commands.json, with its own flags; errors in a header are counted once
+    whichever unit shows them."""
+    compiler = c_compiler()
     errors: set[Error] = set()
     status = 0
     deadline = time.monotonic() + timeout
@@ -193,8 +207,12 @@ def _gcc(root: Path, env: dict, timeout: float) -> tuple[set[Error], int]:
             i = args.index("-o")
             del args[i:i + 2]
         args = [a for a in args if a != "-c"]
-        args.insert(1, "-fsyntax-only")
-        args[0] = shutil.which("gcc") or "gcc"
+        args[1:1] = ["-fsyntax-only"]
+        if "gcc" in Path(compiler).name:
+            # An error inside a macro is placed where the macro is used, as clangd
+            # places it, not where it is defined.
+            args[1:1] = ["-ftrack-macro-expansion=0"]
+        args[0] = compiler
         left = deadline - time.monotonic()
         if left <= 0:
             raise CorpusError(f"gcc -fsyntax-only on {root.name}: timed out after {timeout:.0f}s")

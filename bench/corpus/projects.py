@@ -95,8 +95,8 @@ PROJECTS = [
             ["go", "vet", "./..."], "go vet ./...", recheck="gopls", env=GO_ENV,
             notes="github.com/google/go-cmp from Debian's sources (34 files, 44 with "
                   "tests), no dependencies, module mode offline"),
-    Project("lua", "C", "crate:lua-src==547.0.0:lua-5.4.7", ["gcc", "-fsyntax-only"],
-            "gcc -fsyntax-only per TU", recheck="clangd",
+    Project("lua", "C", "crate:lua-src==547.0.0:lua-5.4.7", ["clang", "-fsyntax-only"],
+            "clang -fsyntax-only per TU", recheck="clangd",
             notes="Lua 5.4.7's sources shipped in the lua-src crate; compile_commands.json "
                   "written by fetch.py with the crate's own flags"),
     Project("itertools", "Rust", "crate:itertools==0.14.0",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -31,6 +32,13 @@ from fetch import FetchError, fetch  # noqa: E402
 from projects import Project, select  # noqa: E402
 
 HAND_FIELDS = ("description", "covers", "kind", "expect_exit")
+
+
+def dump_case(case: dict) -> str:
+    """Indented JSON with each expected error on one line, so a diff of two truths reads."""
+    text = json.dumps(case, indent=1)
+    one = re.compile(r'\[\s+("(?:[^"\\]|\\.)*"),\s+(\d+),\s+("(?:[^"\\]|\\.)*")\s+\]')
+    return one.sub(r"[\1, \2, \3]", text) + "\n"
 
 
 def case_names(p: Project, only: set[str] | None) -> list[str]:
@@ -82,7 +90,7 @@ def truth_for(p: Project, names: list[str], scratch: Path) -> None:
             print(f"truth: {p.name}/{name}: marked breaking but the checker finds nothing new",
                   file=sys.stderr)
         p.case_dir.mkdir(parents=True, exist_ok=True)
-        (p.case_dir / f"{name}.json").write_text(json.dumps(case, indent=1) + "\n")
+        (p.case_dir / f"{name}.json").write_text(dump_case(case))
         files = len({e[0] for e in new})
         print(f"truth: {p.name}/{name}: {len(new)} new errors in {files} files "
               f"({case['expected']['new_in_other_files']} outside the edited files)",
