@@ -204,7 +204,10 @@ class Client:
 
     # --- the LSP conversation ------------------------------------------------
 
-    def initialize(self, init_options: dict | None, timeout: float) -> None:
+    def initialize(self, init_options: dict | None, timeout: float, *,
+                   pull: bool = True) -> None:
+        """`pull=False` leaves pull diagnostics out of the capabilities: pyright then
+        pushes, which its workspace mode needs to report closed files."""
         root_uri = path_uri(self.root)
         caps = {
             "textDocument": {
@@ -221,6 +224,8 @@ class Client:
             "window": {"workDoneProgress": True},
             "experimental": {"serverStatusNotification": True},
         }
+        if not pull:
+            del caps["textDocument"]["diagnostic"]
         params = {
             "processId": os.getpid(),
             "rootUri": root_uri,

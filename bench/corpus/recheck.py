@@ -66,7 +66,7 @@ class Recheck:
         self.timeout = timeout
         self.versions: dict[Path, int] = {}
         self.client = Client(cmd, root, settings, env=env)
-        self.client.initialize(init, startup_timeout)
+        self.client.initialize(init, startup_timeout, pull=(kind != "pyright"))
         t0 = time.monotonic()
         if kind == "clangd":
             for entry in json.loads((root / "compile_commands.json").read_text()):
@@ -121,6 +121,9 @@ class Recheck:
                 return bool(ends) and not any("flycheck" in tok for tok in self.client.progress)
             if not self.client.pump(flycheck_over, self.timeout):
                 raise TimeoutError(f"rust-analyzer: no flycheck end within {self.timeout:.0f}s")
+        # Quiet counts from the change at the earliest: a server silent since before
+        # it has not answered yet.
+        self.client.last_message = max(self.client.last_message, since)
         if not self.client.pump_quiet(QUIET, self.timeout):
             raise TimeoutError(f"{self.kind}: not quiet within {self.timeout:.0f}s")
         last = self.client.last_activity_after(since)
