@@ -55,6 +55,11 @@ LANGUAGE_IDS = {".py": "python", ".go": "go", ".c": "c", ".h": "c", ".rs": "rust
                 ".ts": "typescript"}
 
 
+class Silent(Exception):
+    """The server published nothing after the change: it did not re-check (clangd
+    does not watch the disk, so a deleted header goes unnoticed)."""
+
+
 class Recheck:
     def __init__(self, kind: str, root: Path, env: dict, startup_timeout: float,
                  timeout: float):
@@ -128,7 +133,7 @@ class Recheck:
             raise TimeoutError(f"{self.kind}: not quiet within {self.timeout:.0f}s")
         last = self.client.last_activity_after(since)
         if last is None:
-            raise TimeoutError(f"{self.kind}: said nothing about the change")
+            raise Silent(f"{self.kind} said nothing about the change")
         return (last - since) * 1000
 
     def case(self, diff: Path) -> float | None:
@@ -166,7 +171,7 @@ class Recheck:
                     self.open(path)
             try:
                 self._wait(undone)
-            except TimeoutError:
+            except (TimeoutError, Silent):
                 pass  # the next case's wait says so if the server is still busy
 
     def close(self) -> None:
@@ -175,7 +180,8 @@ class Recheck:
 
 def measure(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
             startup_timeout: float = 300, timeout: float = 120) -> dict[str, object]:
-    """{case: milliseconds | None (not measurable) | "timeout: ..." }."""
+    """{case: milliseconds | None (not measurable) | "timeout: ..." | "silent: ..." |
+    "failed: ..."}."""
     if not p.recheck:
         return {}
     out: dict[str, object] = {}
@@ -189,6 +195,8 @@ def measure(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
                 out[name] = session.case(diff)
             except TimeoutError as e:
                 out[name] = f"timeout: {e}"
+            except Silent as e:
+                out[name] = f"silent: {e}"
             except ServerGone as e:
                 out[name] = f"failed: {e}"
                 break
