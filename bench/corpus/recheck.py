@@ -80,6 +80,13 @@ class Recheck:
                     json.loads((root / "compile_commands.json").read_text())}
             self.client.pump(lambda: uris <= {p.get("uri") for _, p in self.client.publishes},
                              startup_timeout)
+        if kind == "pyright":
+            # Its workspace analysis starts a while after `initialized` (a second or
+            # more on 883 files) and is bracketed by progress: wait for its end.
+            if not self.client.pump(lambda: any(k == "end" for _, k, _, _ in
+                                                self.client.progress_events),
+                                    startup_timeout):
+                raise TimeoutError(f"pyright: no analysis end within {startup_timeout:.0f}s")
         left = startup_timeout - (time.monotonic() - t0)
         if not self.client.pump_quiet(QUIET, max(left, 1.0)):
             raise TimeoutError(f"{kind}: start-up analysis not over within {startup_timeout:.0f}s")

@@ -361,7 +361,7 @@ def language_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
         gt = sum(o.gate_in_truth for o in ok)
         cleans = [o for o in os_ if o.case.meta.get("kind") == "clean"]
         projects = sorted({o.case.project.name for o in os_})
-        b = [batch[n] for n in projects if n in batch]
+        b = [batch[n] for n in projects if n in batch]  # one per project
         ratios = [o.wall / batch[o.case.project.name] for o in ok
                   if batch.get(o.case.project.name)]
         rcs, per = [], []
@@ -374,7 +374,9 @@ def language_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
                      f"{sum(1 for o in cleans if o.clean_ok)}/{len(cleans)}",
                      f"{sum(1 for o in os_ if o.exit_right)}/{len(os_)}",
                      secs(median([o.wall for o in ok])),
-                     " / ".join(secs(x) for x in b), secs(median(ratios)) + "x" if ratios else "-",
+                     secs(b[0]) if len(b) == 1 else
+                     ", ".join(f"{n} {secs(batch[n])}" for n in projects if n in batch),
+                     secs(median(ratios)) + "x" if ratios else "-",
                      secs(median(rcs)), secs(median(per)) + "x" if per else "-"])
     return table(head, rows)
 
