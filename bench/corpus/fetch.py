@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from projects import GO_ENV, Project, cache_dir, select  # noqa: E402
+from projects import GO_ENV, Project, select  # noqa: E402
 
 PIN_FILE = ".corpus-pin"
 

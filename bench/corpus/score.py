@@ -53,7 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import recheck  # noqa: E402
-from common import (CorpusError, checker_env, make_copy, parse_diff, edited_paths,  # noqa: E402
+from common import (CorpusError, checker_env, make_copy, parse_diff,  # noqa: E402
                     restore, run_checker)
 from fetch import FetchError, fetch  # noqa: E402
 from projects import Project, select  # noqa: E402
