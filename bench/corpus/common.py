@@ -100,7 +100,7 @@ def run_checker(p: Project, root: Path, timeout: float = 900) -> CheckResult:
     except subprocess.TimeoutExpired:
         raise CorpusError(f"{p.checker_label} on {p.name}: timed out after {timeout:.0f}s") \
             from None
-    except (OSError, FileNotFoundError) as e:
+    except OSError as e:  # FileNotFoundError included: the checker is not installed
         raise CorpusError(f"{p.checker_label} on {p.name}: {e}") from None
     seconds = time.monotonic() - t0
     parse = {"Python": _pyright, "Go": _go, "Rust": _cargo}.get(p.language, _tsc)
