@@ -109,6 +109,24 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
     ranked.into_iter().take(cap).map(|(p, _)| p).collect()
 }
 
+/// The first file under `root` with one of `extensions` (the walk's order), if any.
+pub fn any_file(root: &Path, extensions: &[String]) -> Option<PathBuf> {
+    ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .build()
+        .flatten()
+        .find(|entry| {
+            entry.file_type().is_some_and(|t| t.is_file())
+                && entry
+                    .path()
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| extensions.iter().any(|x| x == e))
+        })
+        .map(|entry| entry.into_path())
+}
+
 fn walk(root: &Path, extensions: &[String], skip: &HashSet<&Path>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let walker = ignore::WalkBuilder::new(root)

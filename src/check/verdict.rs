@@ -99,6 +99,36 @@ fn unsettled_text(
     Some(text)
 }
 
+/// A server analysing its whole workspace that had not finished before the edit
+/// gave no complete before view: its group is marked timed out, with why. Returns
+/// whether any was.
+pub(super) fn judge_baselines(
+    ctx: &Context,
+    groups: &mut [Group],
+    unsettled: &[Unsettled],
+) -> bool {
+    let mut any = false;
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        let Some(u) = unsettled.iter().find(|u| u.server == s) else {
+            continue;
+        };
+        any = true;
+        let text = format!(
+            "its analysis of the workspace did not finish within {} (--startup-timeout; {}), \
+             so old diagnostics may show as new",
+            fmt_duration(ctx.options.startup_timeout),
+            u.reason
+        );
+        g.status = ServerStatus::Timeout;
+        g.detail = Some(match g.detail.take() {
+            Some(earlier) => format!("{text}; {earlier}"),
+            None => text,
+        });
+    }
+    any
+}
+
 /// The note for files whose before view did not arrive.
 pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
     if missing.is_empty() {
