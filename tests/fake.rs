@@ -1611,6 +1611,34 @@ mod workspace_analysis {
         assert!(new_messages(&out.json()).is_empty(), "{out}");
     }
 
+    /// Warm, an edit of a file the server analysed but nobody opened: it is opened as
+    /// it was and then changed, as an editor would, since the server takes an opened
+    /// file's text for the disk's and re-analyses nothing else on an open.
+    #[test]
+    fn a_warm_edit_of_an_unopened_file_reaches_its_dependents() {
+        let test = project().with_daemon();
+        let _guard = DaemonGuard::new(&test);
+        let first = test.args(["check", "c.fake"]).args(LONG).run();
+        first.assert_code(1);
+        let next = first
+            .again()
+            .args([
+                "edit",
+                "a.fake",
+                "--old",
+                "def greet",
+                "--new",
+                "def welcome",
+            ])
+            .args(["--format", "json"])
+            .args(LONG)
+            .run();
+        next.assert_code(1);
+        assert_eq!(new_messages(&next.json()), ["unknown name greet"], "{next}");
+        let stopped = next.again().args(["daemon", "stop"]).run();
+        stopped.assert_code(0);
+    }
+
     /// Warm, a break made behind the daemon's back (b.fake rewritten on disk) is
     /// re-analysed before the next run's before view: the next edit, harmless, is not
     /// blamed for it, as a cold run would not.

@@ -15,8 +15,9 @@ use super::files::Tracked;
 use super::servers::{Group, settle_reviving};
 use super::{Context, fmt_duration};
 
-/// Dependents opened per server and run, at most.
-const MAX_DEPENDENTS: usize = 40;
+/// Dependents opened per server and run, at most; the rest are named in a note and
+/// make the check incomplete.
+const MAX_DEPENDENTS: usize = 200;
 
 /// Diagnostics keyed by the server slot that said them and the file.
 pub(super) type Held = HashMap<(usize, PathBuf), Vec<Diagnostic>>;
@@ -74,7 +75,10 @@ pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
                 after: tracked[i].after.as_deref(),
             })
             .collect();
-        g.dependents = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        let found = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        g.dependents = found.files;
+        g.dropped = found.dropped;
+        g.unscanned = found.unscanned;
     }
 }
 

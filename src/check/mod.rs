@@ -118,6 +118,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     if kind.has_change {
         notes.extend(verdict::before_missing_note(ctx, &before.missing));
     }
+    let unchecked = verdict::unchecked_dependents_notes(ctx, &groups);
+    unchecked_files |= !unchecked.is_empty();
+    notes.extend(unchecked);
     if !write_now && kind.has_change {
         let unsaved = verdict::unsaved_dependents_notes(ctx, &groups);
         unchecked_files |= !unsaved.is_empty();

@@ -161,3 +161,30 @@ pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<S
         })
         .collect()
 }
+
+/// Likely dependents a scan found and the run did not check (beyond the cap, or in a
+/// root too large to read through): one note per server. Never silent.
+pub(super) fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for g in groups.iter().filter(|g| g.server.is_some()) {
+        if !g.dropped.is_empty() {
+            let paths: Vec<String> = g.dropped.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+            notes.push(format!(
+                "{}: {} likely dependent{} not checked (over {} per run): {}",
+                g.spec.name,
+                paths.len(),
+                if paths.len() == 1 { "" } else { "s" },
+                g.dependents.len(),
+                summarize(&paths)
+            ));
+        }
+        if g.unscanned {
+            notes.push(format!(
+                "{}: {} has too many files to scan for dependents; some may not have been checked",
+                g.spec.name,
+                rel(&ctx.run_dir, &g.root)
+            ));
+        }
+    }
+    notes
+}

@@ -125,7 +125,8 @@ struct Modes {
     /// `No Project.`, as tsserver answers for a file outside every project.
     tsserver_fails: bool,
     /// pyright's workspace mode (`workspace=MS`): after `initialized` and after every
-    /// change, nothing for MS (an analysis slice), then every open document's publish
+    /// change (not an open, which only checks the opened file, nor a save), nothing for
+    /// MS (an analysis slice), then every open document's publish
     /// with its version and the `window/workDoneProgress/create` of the analysis's
     /// token, MS later its `begin`, every other `.fake` file under the root (no
     /// version), and its `end`. Silence alone never says the analysis is done.
@@ -716,6 +717,15 @@ impl Server {
                     text: doc["text"].as_str().unwrap_or_default().to_owned(),
                     changed: false,
                 };
+                // pyright's workspace mode takes an opened file's text for the disk's:
+                // it checks that file, and nothing else is re-analysed.
+                if let Some(slice) = self.opts.modes.workspace {
+                    let (uri, version, text) = (doc.uri.clone(), doc.version, doc.text.clone());
+                    self.docs.insert(path, doc);
+                    let diagnostics = diagnostics(&text, &self.defined_names());
+                    self.publish_after(slice, &uri, Some(version), diagnostics);
+                    return;
+                }
                 self.docs.insert(path, doc);
                 self.publish_all();
             }
@@ -776,6 +786,8 @@ impl Server {
                 }
                 self.publish_all();
             }
+            // pyright's workspace mode does nothing on a save.
+            "textDocument/didSave" if self.opts.modes.workspace.is_some() => {}
             "textDocument/didSave" => self.publish_all(),
             _ => {}
         }
