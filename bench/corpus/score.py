@@ -14,7 +14,9 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      copy, then `git checkout` + `git clean` back to the pristine commit;
   3. warm: `lspgate daemon start`, one untimed `lspgate check` of a file to warm the
      servers, then each case through the daemon, the copy restored with git between
-     cases behind the daemon's back, as a user's repository is; `daemon stop`;
+     cases behind the daemon's back, as a user's repository is, and an untimed check
+     after each restore so that the next case's figure is its own edit's, not the
+     re-analysis of the restore; `daemon stop`;
   4. the server's own re-check time for each case's edit, by the minimal client of
      recheck.py (same server, same settings, warm; blank where it cannot be measured
      honestly).
@@ -269,6 +271,10 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                     o = run_case(gate, root, case, "warm")
                     outcomes.append(o)
                     log(f"{p.name}/{case.name} warm: {brief(o)}")
+                    # The restore changed files behind the daemon's back; an untimed
+                    # check lets it take them in, so the next figure is its edit's own.
+                    gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
+                                    *args.gate_args])
         except subprocess.TimeoutExpired:
             log(f"{p.name}: warm-up check ran more than {RUN_TIMEOUT}s")
         finally:

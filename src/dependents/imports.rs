@@ -393,34 +393,30 @@ fn python_statements(text: &str) -> Vec<String> {
 /// `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`,
 /// `require("x")`.
 fn script_specifiers(text: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &text[i..];
-        let (keyword_len, kind) = if starts_word(text, i, "from") {
-            (4, Kind::From)
-        } else if starts_word(text, i, "import") {
-            (6, Kind::Import)
-        } else if starts_word(text, i, "require") {
-            (7, Kind::Call)
-        } else {
-            i += rest.chars().next().map_or(1, char::len_utf8);
-            continue;
-        };
-        let after = text[i + keyword_len..].trim_start();
-        let after = match kind {
-            Kind::Call => after.strip_prefix('(').map(str::trim_start),
-            Kind::Import => Some(after.strip_prefix('(').map_or(after, str::trim_start)),
-            Kind::From => Some(after),
-        };
-        if let Some(spec) = after.and_then(quoted) {
-            let reexport = kind == Kind::From && statement_keyword(text, i) == Some("export");
-            out.push((spec.to_string(), reexport));
+    let mut found: Vec<(usize, String, bool)> = Vec::new();
+    for (keyword, kind) in [
+        ("from", Kind::From),
+        ("import", Kind::Import),
+        ("require", Kind::Call),
+    ] {
+        for (i, _) in text.match_indices(keyword) {
+            if !starts_word(text, i, keyword) {
+                continue;
+            }
+            let after = text[i + keyword.len()..].trim_start();
+            let after = match kind {
+                Kind::Call => after.strip_prefix('(').map(str::trim_start),
+                Kind::Import => Some(after.strip_prefix('(').map_or(after, str::trim_start)),
+                Kind::From => Some(after),
+            };
+            if let Some(spec) = after.and_then(quoted) {
+                let reexport = kind == Kind::From && statement_keyword(text, i) == Some("export");
+                found.push((i, spec.to_string(), reexport));
+            }
         }
-        i += keyword_len;
     }
-    out
+    found.sort();
+    found.into_iter().map(|(_, spec, re)| (spec, re)).collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -65,11 +65,10 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         return Found::default();
     }
     let edited_paths: HashSet<&Path> = edited.iter().map(|e| e.path).collect();
-    let (files, unscanned) = walk(root, extensions);
-    let texts: BTreeMap<PathBuf, String> = files
+    let (texts, unscanned) = read_all(root, extensions);
+    let texts: BTreeMap<PathBuf, String> = texts
         .into_iter()
-        .filter(|p| !edited_paths.contains(p.as_path()))
-        .filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?)))
+        .filter(|(p, _)| !edited_paths.contains(p.as_path()))
         .collect();
     // Imports resolve to the files as they are after the edit, plus the edited ones
     // even when the edit deletes them: their importers are the ones it breaks.
@@ -116,9 +115,11 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         .map(|(path, d)| {
             // A barrel of an edited module is as near as its direct importers.
             let d = d.max(1);
-            let uses = texts
-                .get(&path)
-                .is_some_and(|t| symbols.iter().any(|s| text::contains_word(t, s)));
+            // Only direct importers are told apart by what they use.
+            let uses = d == 1
+                && texts
+                    .get(&path)
+                    .is_some_and(|t| symbols.iter().any(|s| text::contains_word(t, s)));
             let tier = match (d, uses) {
                 (1, true) => 0,
                 (1, false) => 1,
@@ -175,35 +176,50 @@ fn reverse_distances(
     distance
 }
 
-/// The files under `root` with one of `extensions`, .gitignore honoured, and whether
-/// the walk stopped at [`MAX_SCANNED`].
-fn walk(root: &Path, extensions: &[String]) -> (Vec<PathBuf>, bool) {
-    let mut out = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
+/// The text of every file under `root` with one of `extensions`, .gitignore
+/// honoured, and whether the walk stopped at [`MAX_SCANNED`]. Walked and read on
+/// every core: reading is most of a scan's time.
+fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool) {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let found: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+    let count = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    ignore::WalkBuilder::new(root)
         .hidden(true)
         .git_ignore(true)
-        .build();
-    for entry in walker.flatten() {
-        if out.len() >= MAX_SCANNED {
-            return (out, true);
-        }
-        let path = entry.path();
-        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
-            continue;
-        };
-        if !extensions.iter().any(|x| x == ext) || !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        if entry
-            .metadata()
-            .map(|m| m.len() > MAX_SCAN_BYTES)
-            .unwrap_or(true)
-        {
-            continue;
-        }
-        out.push(path.to_path_buf());
-    }
-    (out, false)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                use ignore::WalkState;
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                let path = entry.path();
+                let wanted = path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|ext| extensions.iter().any(|x| x == ext))
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                    && entry
+                        .metadata()
+                        .is_ok_and(|m| m.len() <= MAX_SCAN_BYTES);
+                if !wanted {
+                    return WalkState::Continue;
+                }
+                if count.fetch_add(1, Ordering::Relaxed) >= MAX_SCANNED {
+                    stopped.store(true, Ordering::Relaxed);
+                    return WalkState::Quit;
+                }
+                if let Ok(text) = std::fs::read_to_string(path) {
+                    let mut found = found.lock().unwrap_or_else(|p| p.into_inner());
+                    found.push((path.to_path_buf(), text));
+                }
+                WalkState::Continue
+            })
+        });
+    let found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    (found, stopped.into_inner())
 }
 
 /// The first file under `root` with one of `extensions` (the walk's order), if any.
