@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""The structure rules CI holds lspgate's src/ to, read from the code's own text:
+
+1. No cycle between modules. An edge A -> B is a `crate::`, `super::` or `self::` path
+   in A's file that names module B (or an item in it). Edges are compared at the level
+   where the two modules are siblings: `check::before` using `report::Role` is an edge
+   check -> report. A module and its own descendants are one unit to the rest of the
+   crate, so a parent declaring its children and the children naming the parent's
+   items are not cycles (that is how a module is built).
+2. No function longer than 150 lines; the check's top-level function (`check::run`)
+   shorter than 100.
+
+Usage: python3 scripts/check-structure.py [--graph]   (exit 1 on a violation)
+--graph prints the module-level edges, one per line, for a reader.
+
+Written here because it is thirty lines of graph code over what a Rust module graph
+tool would need a compiled crate for, and CI should not build one to read imports.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+MAX_FN = 150
+MAX_CHECK_RUN = 100
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+PATH_RE = re.compile(rf"\b(crate|super|self)((?:::{IDENT})+|::\{{)")
+FN_RE = re.compile(rf"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+({IDENT})")
+
+
+def module_of(path: Path) -> tuple[str, ...] | None:
+    rel = path.relative_to(SRC)
+    parts = list(rel.parts)
+    if parts == ["lib.rs"]:
+        return ()
+    if parts == ["main.rs"]:
+        return None
+    last = parts.pop()
+    stem = last[:-3]
+    if stem != "mod":
+        parts.append(stem)
+    return tuple(parts)
+
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def references(text: str, here: tuple[str, ...], is_mod_file: bool) -> list[tuple[str, ...]]:
+    """Module paths named by `crate::`, `super::` and `self::` paths in `text`."""
+    out = []
+    # The module a file's `self::` names; `super::` is its parent.
+    for m in PATH_RE.finditer(text):
+        anchor, rest = m.group(1), m.group(2)
+        if anchor == "crate":
+            base: tuple[str, ...] = ()
+        elif anchor == "self":
+            base = here
+        else:
+            base = here[:-1]
+        if rest == "::{":
+            # crate::{a, b::c}: the first name of each entry.
+            depth, start, i = 1, m.end(), m.end()
+            while i < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            inner = text[start:i - 1]
+            for entry in split_top(inner):
+                names = re.findall(IDENT, entry.split(" as ")[0])
+                if names:
+                    out.append(base + tuple(n for n in names if n != "self"))
+            continue
+        names = tuple(rest.strip(":").split("::"))
+        # `super::super::x`
+        while names and names[0] == "super":
+            base = base[:-1]
+            names = names[1:]
+        out.append(base + names)
+    return out
+
+
+def split_top(inner: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for c in inner:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def longest_module(path: tuple[str, ...], modules: set[tuple[str, ...]]) -> tuple[str, ...]:
+    for n in range(len(path), -1, -1):
+        if path[:n] in modules:
+            return path[:n]
+    return ()
+
+
+def sibling_edge(a: tuple[str, ...], b: tuple[str, ...]):
+    """The edge between a and b at the level where they are siblings; None when one
+    contains the other."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    if n == len(a) or n == len(b):
+        return None
+    return a[: n + 1], b[: n + 1]
+
+
+def cycles(edges: dict[tuple, set]) -> list[list[tuple]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def blank_literals(text: str) -> str:
+    """`text` with comments, strings (raw ones too) and char literals blanked out, line
+    breaks kept, so that braces can be counted."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+            continue
+        m = re.match(r'b?r(#*)"', text[i:i + 40])
+        if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            close = '"' + m.group(1)
+            j = text.find(close, i + m.end())
+            j = n if j < 0 else j + len(close)
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append("\n" * text.count("\n", i, j + 1))
+            i = j + 1
+            continue
+        m = re.match(r"'(\\.|[^'\\])'", text[i:i + 12]) or re.match(r"'\\u\{[0-9a-fA-F]+\}'", text[i:i + 14])
+        if m:
+            i += m.end()
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def long_functions(path: Path, text: str) -> list[tuple[str, int, int, int]]:
+    """(name, first line, length, limit) of every function over its limit."""
+    lines = blank_literals(text).splitlines()
+    out = []
+    module = module_of(path)
+    for i, line in enumerate(lines):
+        m = FN_RE.match(line)
+        if not m:
+            continue
+        depth, opened, end = 0, False, None
+        for j in range(i, len(lines)):
+            code = lines[j]
+            if not opened and ";" in code and "{" not in code:
+                break  # a declaration without a body
+            for c in code:
+                if c == "{":
+                    depth += 1
+                    opened = True
+                elif c == "}":
+                    depth -= 1
+            if opened and depth <= 0:
+                end = j
+                break
+        if end is None:
+            continue
+        length = end - i + 1
+        name = m.group(1)
+        limit = MAX_CHECK_RUN if (module == ("check",) and name == "run") else MAX_FN
+        if length > limit:
+            out.append((name, i + 1, length, limit))
+    return out
+
+
+def main() -> int:
+    files = sorted(SRC.rglob("*.rs"))
+    modules = {m for f in files if (m := module_of(f)) is not None}
+    edges: dict[tuple, set] = defaultdict(set)
+    problems = []
+    for f in files:
+        here = module_of(f)
+        text = f.read_text()
+        if here is not None:
+            is_mod = f.name in ("mod.rs", "lib.rs")
+            for ref in references(strip_comments(text), here, is_mod):
+                target = longest_module(ref, modules)
+                edge = sibling_edge(here, target)
+                if edge:
+                    edges[edge[0]].add(edge[1])
+        for name, line, length, limit in long_functions(f, text):
+            problems.append(f"{f.relative_to(SRC.parent)}:{line}: fn {name} is {length} lines (at most {limit})")
+    if "--graph" in sys.argv:
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                print(f"{'::'.join(a)} -> {'::'.join(b)}")
+    for comp in cycles(edges):
+        names = ", ".join("::".join(m) for m in comp)
+        ties = [f"{'::'.join(a)} -> {'::'.join(b)}" for a in comp for b in sorted(edges[a]) if b in comp]
+        problems.append(f"module cycle: {names} ({'; '.join(ties)})")
+    for p in problems:
+        print(f"check-structure: {p}", file=sys.stderr)
+    if not problems:
+        print(f"check-structure: {len(modules)} modules, no cycle, no function over its limit", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
