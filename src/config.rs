@@ -26,7 +26,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::cli::{ColorChoice, FailOn, Format, ReportArgs};
-use crate::servers::{self, Origin, ServerSpec, WaitProfile};
+use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
 
 /// The project's config file, at the top of the workspace.
 pub const PROJECT_FILE: &str = ".lspgate.toml";
@@ -252,6 +252,7 @@ struct RawServer {
     quiet: Option<Dur>,
     versioned_publish: Option<bool>,
     install_hint: Option<String>,
+    role: Option<Role>,
 }
 
 /// `language-id = "lua"` for every extension, or `{ ts = "typescript", ... }` per
@@ -384,12 +385,20 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         trust_env,
     )?;
     // Here rather than in `load_from`: it looks at what is installed.
+    let workspace = canonical(workspace);
     if !loaded.trusted {
-        let workspace = canonical(workspace);
         for spec in &mut loaded.servers {
             pin_tsserver(spec, &workspace, &mut loaded.notes, &which);
         }
     }
+    // After the pin: which TypeScript typescript-language-server would run counts.
+    crate::typescript::choose(
+        &mut loaded.servers,
+        &workspace,
+        loaded.trusted,
+        &mut loaded.notes,
+        &which,
+    );
     Ok(loaded)
 }
 
@@ -423,7 +432,12 @@ pub fn check_commands(
                 || (!is_path(&c.command)
                     && Path::new(&spec.command).is_absolute()
                     && Path::new(&spec.command).file_name() == Some(OsStr::new(&c.command)));
-            command && c.args == spec.args
+            // The TypeScript 7 program `typescript::choose` picked for the client
+            // (the project's own only in a trusted workspace).
+            let typescript_7 = spec.name == servers::TSGO
+                && c.origin == Origin::BuiltIn
+                && crate::typescript::permitted(&spec.command, &canonical(workspace), loaded.trusted);
+            (command || typescript_7) && c.args == spec.args
         });
         if !matches {
             return Err(match configured {
@@ -581,7 +595,7 @@ fn pin_tsserver(
 /// (`<dir>/node_modules/typescript` for each directory above it, as for the global
 /// npm root `/usr/lib/node_modules`), else the package of the `tsserver` on PATH.
 /// Never one inside the workspace.
-fn installed_tsserver(
+pub(crate) fn installed_tsserver(
     program: &Path,
     workspace: &Path,
     which: &dyn Fn(&str) -> Option<PathBuf>,
@@ -664,6 +678,7 @@ impl Layer<'_> {
                 origin: self.origin,
                 disabled: false,
                 not_checked: Vec::new(),
+                coverage: Coverage::default(),
             };
             spec.args = server.args.clone().unwrap_or_default();
             self.tune(name, server, &mut spec, &mut loaded.notes)?;
@@ -822,6 +837,9 @@ impl Layer<'_> {
         }
         if let Some(hint) = &server.install_hint {
             spec.install_hint = hint.clone();
+        }
+        if let Some(role) = server.role {
+            spec.coverage.role = role;
         }
         Ok(())
     }
@@ -1359,8 +1377,9 @@ pub fn candidates<'a>(
     })
 }
 
-/// The first enabled server for `path` whose command is installed; if none is, the
-/// first that covers it, so the caller can say which one is missing.
+/// The checker for `path`: the first enabled checker covering it whose command is
+/// installed; if none is, the first that covers it, so the caller can say which one
+/// is missing. Linters are [`servers_for`]'s.
 pub fn server_for<'a>(servers: &'a [ServerSpec], path: &Path) -> Option<&'a ServerSpec> {
     server_for_with(servers, path, &|command| which(command).is_some())
 }
@@ -1370,12 +1389,78 @@ fn server_for_with<'a>(
     path: &Path,
     installed: &dyn Fn(&str) -> bool,
 ) -> Option<&'a ServerSpec> {
-    let mut covering = candidates(servers, path);
+    let mut covering = candidates(servers, path).filter(|s| s.coverage.role == Role::Checker);
     let first = covering.next()?;
     if installed(&first.command) {
         return Some(first);
     }
     covering.find(|s| installed(&s.command)).or(Some(first))
+}
+
+/// Every server that checks `path`: its checker ([`server_for`]: one of the type
+/// checkers or compilers covering it), then each linter covering it that applies
+/// here: installed, and configured by the project when it needs to be; a missing one
+/// only when the project configures it (its checks were asked for and are not made).
+pub fn servers_for<'a>(
+    servers: &'a [ServerSpec],
+    path: &Path,
+    workspace: &Path,
+) -> Vec<&'a ServerSpec> {
+    servers_for_with(servers, path, workspace, &|command| which(command).is_some())
+}
+
+fn servers_for_with<'a>(
+    servers: &'a [ServerSpec],
+    path: &Path,
+    workspace: &Path,
+    installed: &dyn Fn(&str) -> bool,
+) -> Vec<&'a ServerSpec> {
+    let mut out: Vec<&ServerSpec> = server_for_with(servers, path, installed)
+        .into_iter()
+        .collect();
+    for linter in candidates(servers, path).filter(|s| s.coverage.role == Role::Linter) {
+        let configured = || has_config(linter, path, workspace);
+        let applies = if installed(&linter.command) {
+            !linter.coverage.needs_config || configured()
+        } else {
+            configured()
+        };
+        if applies {
+            out.push(linter);
+        }
+    }
+    out
+}
+
+/// Whether one of `spec`'s config files (`NAME`, or `NAME:TEXT` for a file holding
+/// TEXT) is in `path`'s directory or above, up to the workspace.
+pub fn has_config(spec: &ServerSpec, path: &Path, workspace: &Path) -> bool {
+    let markers = &spec.coverage.config_files;
+    if markers.is_empty() {
+        return false;
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if !d.starts_with(workspace) {
+            break;
+        }
+        for marker in markers {
+            let (name, needle) = match marker.split_once(':') {
+                Some((name, needle)) => (name, Some(needle)),
+                None => (marker.as_str(), None),
+            };
+            let file = d.join(name);
+            let found = match needle {
+                None => file.exists(),
+                Some(needle) => std::fs::read_to_string(&file).is_ok_and(|t| t.contains(needle)),
+            };
+            if found {
+                return true;
+            }
+        }
+        dir = d.parent();
+    }
+    false
 }
 
 /// Why `path`, which no enabled server covers, is still a file some server would check
@@ -1870,10 +1955,15 @@ anything = 1
     #[test]
     fn an_untrusted_project_cannot_turn_a_check_off_silently() {
         let py = Path::new("a.py");
-        for project in [
-            "[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n",
-            "[server.pyright]\nextensions = [\"nope\"]\n[server.basedpyright]\nextensions = [\"nope\"]\n",
-        ] {
+        // Every type checker for .py (pyright, basedpyright, ty, pyrefly): with one
+        // left, the file is still checked.
+        let all = |key: &str| {
+            ["pyright", "basedpyright", "ty", "pyrefly"]
+                .map(|name| format!("[server.{name}]\n{key}\n"))
+                .concat()
+        };
+        for project in [all("disabled = true"), all("extensions = [\"nope\"]")] {
+            let project = project.as_str();
             let loaded = Fixture::new().project(project).loaded();
             assert!(server_for(&loaded.servers, py).is_none(), "{project}");
             let why = stopped_check(&loaded.servers, py).expect("a reason");

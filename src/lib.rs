@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod report;
 pub mod servers;
 pub mod staged;
+pub mod typescript;
 pub mod wait;
 pub mod workspace;
 

@@ -92,6 +92,10 @@ pub(super) fn take(
         let Some(s) = g.server else { continue };
         targets.extend(show_befores(pool, s, g, tracked, before_is_disk));
         for d in &g.dependents {
+            if super::servers::pulls_unopened(g) {
+                targets.push(super::servers::unopened_target(pool, s, d));
+                continue;
+            }
             let Ok(text) = std::fs::read_to_string(d) else {
                 continue;
             };

@@ -13,6 +13,7 @@ mod before;
 mod compare;
 mod files;
 mod finish;
+pub mod merge;
 mod notify;
 mod servers;
 mod verdict;
@@ -85,6 +86,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     servers::connect(pool, &mut groups, &mut notes);
     if kind.has_change {
         before::find_dependents(&mut groups, &tracked);
+        servers::choose_dependents(&mut groups, &tracked);
     }
     let before = before::take(
         pool,
@@ -102,7 +104,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
     let mut targets = notify::notify(pool, &groups, &tracked, &before, write_now, kind.has_change);
     let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
-    let compared = compare::compare(
+    let mut compared = compare::compare(
         pool,
         &groups,
         &tracked,
@@ -110,6 +112,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         targets.edit_clock,
         kind.has_change,
     );
+    compared.files = merge::merge(compared.files);
 
     let has_cross = !targets.cross.is_empty();
     let timed_out = verdict::judge_servers(pool, ctx, &mut groups, &waits, has_cross);

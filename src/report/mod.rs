@@ -29,6 +29,28 @@ pub struct Reported {
     pub diagnostic: Diagnostic,
     /// Not present, at the mapped place, before the edit.
     pub new: bool,
+    /// Diagnostics folded into this one (`check::merge`): another source's report of
+    /// the same problem, and the hints that only point back at it. One line in the
+    /// text; JSON's `related`.
+    #[serde(default)]
+    pub related: Vec<Related>,
+}
+
+impl Reported {
+    pub fn new(diagnostic: Diagnostic, new: bool) -> Reported {
+        Reported {
+            diagnostic,
+            new,
+            related: Vec::new(),
+        }
+    }
+}
+
+/// A diagnostic folded into another, and the file it was reported in.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Related {
+    pub path: PathBuf,
+    pub diagnostic: Diagnostic,
 }
 
 /// A checked file and its diagnostics after the edit.
@@ -421,7 +443,7 @@ pub(crate) mod fixtures {
     }
 
     pub fn reported(diagnostic: Diagnostic, new: bool) -> Reported {
-        Reported { diagnostic, new }
+        Reported::new(diagnostic, new)
     }
 
     pub fn file(path: &str, role: Role, diagnostics: Vec<Reported>) -> FileReport {
