@@ -436,7 +436,11 @@ pub fn check_commands(
             // (the project's own only in a trusted workspace).
             let typescript_7 = spec.name == servers::TSGO
                 && c.origin == Origin::BuiltIn
-                && crate::typescript::permitted(&spec.command, &canonical(workspace), loaded.trusted);
+                && crate::typescript::permitted(
+                    &spec.command,
+                    &canonical(workspace),
+                    loaded.trusted,
+                );
             (command || typescript_7) && c.args == spec.args
         });
         if !matches {
@@ -1406,7 +1410,9 @@ pub fn servers_for<'a>(
     path: &Path,
     workspace: &Path,
 ) -> Vec<&'a ServerSpec> {
-    servers_for_with(servers, path, workspace, &|command| which(command).is_some())
+    servers_for_with(servers, path, workspace, &|command| {
+        which(command).is_some()
+    })
 }
 
 fn servers_for_with<'a>(

@@ -443,10 +443,20 @@ fn version_args(path: &Path) -> &'static [&'static str] {
 /// complain that no `--stdio` was given.
 fn npm_package_version(path: &Path) -> Option<String> {
     let script = path.canonicalize().ok()?;
+    // A `.js` file, or an extensionless `#!/usr/bin/env node` one (`bin/tsgo`,
+    // vscode-langservers-extracted's `bin/vscode-eslint-language-server`).
+    let node_shebang = || {
+        let mut head = [0u8; 64];
+        let n = File::open(&script)
+            .and_then(|mut f| f.read(&mut head))
+            .unwrap_or(0);
+        let first = String::from_utf8_lossy(&head[..n]);
+        first.starts_with("#!") && first.lines().next().is_some_and(|l| l.ends_with("node"))
+    };
     let is_script = matches!(
         script.extension().and_then(OsStr::to_str),
         Some("js" | "mjs" | "cjs")
-    );
+    ) || (script.extension().is_none() && node_shebang());
     if !is_script {
         return None;
     }

@@ -7,8 +7,8 @@
 
 mod extra;
 
-pub use extra::TSGO;
 pub(crate) use extra::TS_EXTENSIONS;
+pub use extra::TSGO;
 
 use std::time::Duration;
 

@@ -190,6 +190,7 @@ pub fn situation(
                 path,
             })
         });
+    let tsgo_enabled = servers.iter().any(|s| s.name == TSGO && !s.disabled);
     let (ts7, untrusted_project_ts7) = match project_ts7 {
         Some(p) if trusted => (Some(p), None),
         Some(p) => (
@@ -198,6 +199,8 @@ pub fn situation(
         ),
         None => (configured.or_else(|| installed_ts7(workspace, which)), None),
     };
+    // Turned off by a config file: no TypeScript 7 at hand.
+    let ts7 = ts7.filter(|_| tsgo_enabled);
     let tsls = servers
         .iter()
         .find(|s| s.name == TSLS && !s.disabled)
@@ -323,8 +326,7 @@ pub fn choose(
     notes: &mut Vec<String>,
     which: &dyn Fn(&str) -> Option<PathBuf>,
 ) {
-    let usable = |s: &ServerSpec| s.name == TSGO && !s.disabled;
-    if !servers.iter().any(usable) {
+    if !servers.iter().any(|s| s.name == TSGO || s.name == TSLS) {
         return;
     }
     let situation = situation(servers, workspace, trusted, which);
@@ -571,7 +573,9 @@ mod tests {
             untrusted_project_ts7: None,
             tsls: Some(Some("6.0.3".into())),
         };
-        assert!(matches!(decide(&trusted), Decision::Tsgo { program, .. } if program.ends_with("bin/tsc")));
+        assert!(
+            matches!(decide(&trusted), Decision::Tsgo { program, .. } if program.ends_with("bin/tsc"))
+        );
         let untrusted = Situation {
             ts7: Some(program("7.0.0-dev", false)),
             untrusted_project_ts7: Some(program("7.0.2", true)),
@@ -591,7 +595,10 @@ mod tests {
         };
         match decide(&only_six) {
             Decision::Neither { why } => {
-                assert!(why.contains("TypeScript 7.0.2") && why.contains("6.0.3"), "{why}")
+                assert!(
+                    why.contains("TypeScript 7.0.2") && why.contains("6.0.3"),
+                    "{why}"
+                )
             }
             other => panic!("{other:?}"),
         }
@@ -616,18 +623,13 @@ mod tests {
             tsls: None,
             ..six.clone()
         };
-        assert!(
-            matches!(decide(&only_seven), Decision::Neither { why } if why.contains("6.0.3"))
-        );
+        assert!(matches!(decide(&only_seven), Decision::Neither { why } if why.contains("6.0.3")));
         let none = Situation {
             project: None,
             ..six
         };
         assert_eq!(decide(&none), Decision::Order);
-        let none_only_seven = Situation {
-            tsls: None,
-            ..none
-        };
+        let none_only_seven = Situation { tsls: None, ..none };
         assert!(matches!(decide(&none_only_seven), Decision::Tsgo { .. }));
     }
 
@@ -650,7 +652,14 @@ mod tests {
     fn project_files_follow_include_and_skip_the_edited_and_node_modules() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
-        for f in ["src/a.ts", "src/b.ts", "src/c.js", "src/d.d.ts", "other/x.ts", "node_modules/m/i.ts"] {
+        for f in [
+            "src/a.ts",
+            "src/b.ts",
+            "src/c.js",
+            "src/d.d.ts",
+            "other/x.ts",
+            "node_modules/m/i.ts",
+        ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
             std::fs::write(&p, "").expect("write");

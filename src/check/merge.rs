@@ -85,9 +85,11 @@ fn belongs_to(
     let at = |location: &lsp_types::Location, path: &Path, range: &Range| {
         location.range == *range && uri::to_path(&location.uri).as_deref() == Some(path)
     };
-    let listed = main.related_information.iter().flatten().any(|r| {
-        r.message == note.message && at(&r.location, note_path, &note.range)
-    });
+    let listed = main
+        .related_information
+        .iter()
+        .flatten()
+        .any(|r| r.message == note.message && at(&r.location, note_path, &note.range));
     let points_back = note.code == main.code
         && note
             .related_information
@@ -183,7 +185,12 @@ fn footprint(d: &Reported, path: &Path) -> Vec<Range> {
 
 /// How much a diagnostic says: related locations, then words.
 fn precision(d: &Reported) -> (usize, usize) {
-    let related = d.diagnostic.related_information.as_ref().map_or(0, Vec::len) + d.related.len();
+    let related = d
+        .diagnostic
+        .related_information
+        .as_ref()
+        .map_or(0, Vec::len)
+        + d.related.len();
     (related, d.diagnostic.message.len())
 }
 
@@ -202,8 +209,9 @@ fn same_problem(a: &Reported, b: &Reported, path: &Path) -> bool {
 fn fold_same_problem(file: &mut FileReport) {
     let mut i = 0;
     while i < file.diagnostics.len() {
-        let partner = (0..file.diagnostics.len())
-            .find(|&j| j != i && same_problem(&file.diagnostics[i], &file.diagnostics[j], &file.path));
+        let partner = (0..file.diagnostics.len()).find(|&j| {
+            j != i && same_problem(&file.diagnostics[i], &file.diagnostics[j], &file.path)
+        });
         let Some(j) = partner else {
             i += 1;
             continue;
@@ -358,13 +366,31 @@ mod tests {
     #[test]
     fn different_problems_stay_apart() {
         let p = Path::new("/w/a.py");
-        let error = diag(DiagnosticSeverity::ERROR, "Pyright", "x", range(1, 0, 10), "m");
+        let error = diag(
+            DiagnosticSeverity::ERROR,
+            "Pyright",
+            "x",
+            range(1, 0, 10),
+            "m",
+        );
         // Another source, same place, but a warning: not the same problem.
-        let warning = diag(DiagnosticSeverity::WARNING, "Ruff", "F401", range(1, 0, 10), "n");
+        let warning = diag(
+            DiagnosticSeverity::WARNING,
+            "Ruff",
+            "F401",
+            range(1, 0, 10),
+            "n",
+        );
         // Same severity, another line.
         let elsewhere = diag(DiagnosticSeverity::ERROR, "Ruff", "E9", range(2, 0, 1), "o");
         // Same severity and place, but one new and one old.
-        let old = diag(DiagnosticSeverity::ERROR, "Ruff", "F821", range(1, 2, 3), "p");
+        let old = diag(
+            DiagnosticSeverity::ERROR,
+            "Ruff",
+            "F821",
+            range(1, 2, 3),
+            "p",
+        );
         let files = vec![FileReport {
             path: p.into(),
             role: Role::Edited,
@@ -378,28 +404,51 @@ mod tests {
         let merged = merge(files);
         assert_eq!(merged[0].diagnostics.len(), 4);
         // Same source twice at one place: two problems the server told apart.
-        let twice = diag(DiagnosticSeverity::ERROR, "Pyright", "y", range(1, 2, 3), "q");
+        let twice = diag(
+            DiagnosticSeverity::ERROR,
+            "Pyright",
+            "y",
+            range(1, 2, 3),
+            "q",
+        );
         let merged = merge(vec![FileReport {
             path: p.into(),
             role: Role::Edited,
-            diagnostics: vec![Reported::new(error.clone(), true), Reported::new(twice, true)],
+            diagnostics: vec![
+                Reported::new(error.clone(), true),
+                Reported::new(twice, true),
+            ],
         }]);
         assert_eq!(merged[0].diagnostics.len(), 2);
         // Another source inside its range: folded into the more precise.
-        let ruff = diag(DiagnosticSeverity::ERROR, "Ruff", "F821", range(1, 2, 3), "Undefined name `x`");
+        let ruff = diag(
+            DiagnosticSeverity::ERROR,
+            "Ruff",
+            "F821",
+            range(1, 2, 3),
+            "Undefined name `x`",
+        );
         let merged = merge(vec![FileReport {
             path: p.into(),
             role: Role::Edited,
             diagnostics: vec![Reported::new(error, true), Reported::new(ruff, true)],
         }]);
         assert_eq!(merged[0].diagnostics.len(), 1);
-        assert_eq!(merged[0].diagnostics[0].diagnostic.source.as_deref(), Some("Ruff"));
+        assert_eq!(
+            merged[0].diagnostics[0].diagnostic.source.as_deref(),
+            Some("Ruff")
+        );
         assert_eq!(merged[0].diagnostics[0].related.len(), 1);
     }
 
     #[test]
     fn one_report_per_path_edited_wins() {
-        let d = |s: &str| Reported::new(diag(DiagnosticSeverity::ERROR, s, "c", range(0, 0, 1), s), true);
+        let d = |s: &str| {
+            Reported::new(
+                diag(DiagnosticSeverity::ERROR, s, "c", range(0, 0, 1), s),
+                true,
+            )
+        };
         let merged = merge(vec![
             FileReport {
                 path: "/w/x.py".into(),

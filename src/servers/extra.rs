@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{
-    Coverage, Dependents, Origin, PYTHON_ROOTS, Role, ServerSpec, WaitProfile, strs,
-};
+use super::{Coverage, Dependents, Origin, PYTHON_ROOTS, Role, ServerSpec, WaitProfile, strs};
 
 /// The extensions TypeScript's servers check, and their language ids.
 pub(crate) const TS_EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
@@ -44,7 +42,10 @@ fn pull_final() -> WaitProfile {
 }
 
 fn python_roots(own: &[&str]) -> Vec<String> {
-    own.iter().chain(PYTHON_ROOTS).map(|s| s.to_string()).collect()
+    own.iter()
+        .chain(PYTHON_ROOTS)
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// The name of the TypeScript 7 entry; `typescript` chooses its program.
