@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::cli::{ColorChoice, FailOn, Format, ReportArgs};
+use crate::cli::{ColorChoice, FailOn, Format, ReportArgs, Severity};
 use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
 
 /// The project's config file, at the top of the workspace.
@@ -177,6 +177,7 @@ pub struct FileOptions {
     pub cross_file_timeout: Option<Duration>,
     pub all: Option<bool>,
     pub fail_on: Option<FailOn>,
+    pub severity: Option<Severity>,
     pub no_daemon: Option<bool>,
     pub max_entries: Option<usize>,
     pub color: Option<ColorChoice>,
@@ -192,6 +193,7 @@ impl FileOptions {
             cross_file_timeout: over.cross_file_timeout.or(self.cross_file_timeout),
             all: over.all.or(self.all),
             fail_on: over.fail_on.or(self.fail_on),
+            severity: over.severity.or(self.severity),
             no_daemon: over.no_daemon.or(self.no_daemon),
             max_entries: over.max_entries.or(self.max_entries),
             color: over.color.or(self.color),
@@ -209,6 +211,7 @@ struct RawFile {
     cross_file_timeout: Option<Dur>,
     all: Option<bool>,
     fail_on: Option<FailOn>,
+    severity: Option<Severity>,
     no_daemon: Option<bool>,
     max_entries: Option<usize>,
     color: Option<ColorChoice>,
@@ -229,6 +232,7 @@ impl RawFile {
             cross_file_timeout: self.cross_file_timeout.map(|d| d.0),
             all: self.all,
             fail_on: self.fail_on,
+            severity: self.severity,
             no_daemon: self.no_daemon,
             max_entries: self.max_entries,
             color: self.color,
@@ -1274,6 +1278,9 @@ pub struct Options {
     pub cross_file_timeout: Duration,
     pub all: bool,
     pub fail_on: FailOn,
+    /// The lowest severity listed (`--severity`).
+    #[serde(default)]
+    pub severity: Severity,
     pub dry_run: bool,
     pub reject: bool,
     pub no_daemon: bool,
@@ -1290,6 +1297,7 @@ impl Default for Options {
             cross_file_timeout: DEFAULT_CROSS_FILE_TIMEOUT,
             all: false,
             fail_on: FailOn::Error,
+            severity: Severity::Hint,
             dry_run: false,
             reject: false,
             no_daemon: false,
@@ -1353,6 +1361,7 @@ fn resolve_options_with(
         .unwrap_or(d.cross_file_timeout),
         all: boolean(args.all, "LSPGATE_ALL", files.all)?,
         fail_on: args.fail_on.or(files.fail_on).unwrap_or(d.fail_on),
+        severity: args.severity.or(files.severity).unwrap_or(d.severity),
         dry_run: boolean(args.dry_run, "LSPGATE_DRY_RUN", None)?,
         reject: boolean(args.reject, "LSPGATE_REJECT", None)?,
         no_daemon: boolean(args.no_daemon, "LSPGATE_NO_DAEMON", files.no_daemon)?,

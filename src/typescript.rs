@@ -138,7 +138,7 @@ fn installed_ts7(workspace: &Path, which: &dyn Fn(&str) -> Option<PathBuf>) -> O
         }
         // `<package>/bin/<command>`.
         let version = package_version(real.parent()?.parent()?)?;
-        major(&version).is_some_and(|m| m >= 7).then(|| Program {
+        major(&version).is_some_and(|m| m >= 7).then_some(Program {
             path: found,
             version,
             project: false,
@@ -158,7 +158,7 @@ pub fn permitted(command: &str, workspace: &Path, trusted: bool) -> bool {
         return false;
     }
     let name = real.file_name().and_then(OsStr::to_str);
-    let is_program = match name {
+    match name {
         Some("tsgo") | Some("tsc") => real
             .parent()
             .and_then(Path::parent)
@@ -166,8 +166,7 @@ pub fn permitted(command: &str, workspace: &Path, trusted: bool) -> bool {
             .and_then(|v| major(&v))
             .is_some_and(|m| m >= 7),
         _ => false,
-    };
-    is_program
+    }
 }
 
 /// Gather the situation of `workspace` from the table and the disk.

@@ -620,13 +620,13 @@ fn error_in_the_edited_file_is_reported_at_its_line() {
     let summary = out.summary();
     assert_eq!(
         summary.first(),
-        Some(&"Current file: 1 errors, 0 warnings"),
+        Some(&"Current file: 1 error, 0 warnings"),
         "{out}"
     );
     assert!(
         summary
             .iter()
-            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+            .any(|l| l.starts_with("New: 1 error, 0 warnings")),
         "{out}"
     );
     assert_eq!(out.file("a.fake"), "one\nx ERROR boom\n");
@@ -877,11 +877,11 @@ fn breaking_a_dependent_is_reported_in_project_diagnostics() {
         "{out}"
     );
     let summary = out.summary();
-    assert!(summary.contains(&"Project: 1 errors, 0 warnings"), "{out}");
+    assert!(summary.contains(&"Project: 1 error, 0 warnings"), "{out}");
     assert!(
         summary
             .iter()
-            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+            .any(|l| l.starts_with("New: 1 error, 0 warnings")),
         "{out}"
     );
     assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");

@@ -127,6 +127,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let incomplete =
         timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
     let exit_code = crate::report::exit_code(&compared.files, opts.fail_on, incomplete);
+    crate::report::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
         written: write_now,
