@@ -28,6 +28,11 @@ use crate::report::{FileReport, Related, Reported, Role};
 
 /// One report per path (the servers' diagnostics together; edited if any server's
 /// report says so), then the folds of the module doc.
+/// Above this many diagnostics in a run, nothing is folded: the folds compare
+/// diagnostics pairwise, and a run that lists thousands is no one-line-per-problem
+/// reading anyway.
+const MAX_FOLDED: usize = 2000;
+
 pub fn merge(files: Vec<FileReport>) -> Vec<FileReport> {
     let mut out: Vec<FileReport> = Vec::new();
     let mut index: HashMap<PathBuf, usize> = HashMap::new();
@@ -45,6 +50,9 @@ pub fn merge(files: Vec<FileReport>) -> Vec<FileReport> {
                 out.push(file);
             }
         }
+    }
+    if out.iter().map(|f| f.diagnostics.len()).sum::<usize>() > MAX_FOLDED {
+        return out;
     }
     fold_hints(&mut out);
     for file in &mut out {
@@ -229,8 +237,8 @@ fn fold_same_problem(file: &mut FileReport) {
             diagnostic: dropped.diagnostic,
         });
         kept.related.extend(dropped.related);
-        // Start over: the kept one's footprint grew.
-        i = 0;
+        // Index `i` holds another diagnostic now (or the kept one, whose footprint
+        // grew): look at it again.
     }
 }
 
