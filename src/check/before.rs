@@ -59,7 +59,12 @@ impl Before {
 /// Likely dependents of each group's files, found before the servers see the edit.
 pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     for g in groups {
-        if g.server.is_none() {
+        // Servers that ask about no dependents, or about the whole project, get
+        // theirs from `servers::choose_dependents`.
+        if g.server.is_none()
+            || !g.dependents.is_empty()
+            || g.spec.coverage.dependents != crate::servers::Dependents::Scan
+        {
             continue;
         }
         let edited: Vec<dependents::Edited<'_>> = g

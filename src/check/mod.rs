@@ -85,8 +85,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     } = servers::resolve(ctx, &tracked);
     servers::connect(pool, &mut groups, &mut notes);
     if kind.has_change {
-        before::find_dependents(&mut groups, &tracked);
         servers::choose_dependents(&mut groups, &tracked);
+        before::find_dependents(&mut groups, &tracked);
     }
     let before = before::take(
         pool,

@@ -118,16 +118,24 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
 /// (`Coverage::dependents`): none for a per-file linter; for TypeScript 7, every file
 /// of the project, pulled unopened (exact, and cheaper than a scan), unless the
 /// project is too large, when the scan's stand.
+/// Runs before `before::find_dependents`, which scans for the groups left to it.
 pub(super) fn choose_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     for g in groups {
+        if g.server.is_none() {
+            continue;
+        }
         match g.spec.coverage.dependents {
-            Dependents::Scan => {}
-            Dependents::None => g.dependents.clear(),
+            Dependents::Scan | Dependents::None => {}
             Dependents::Project => {
                 let edited: Vec<&std::path::Path> =
                     g.files.iter().map(|&i| tracked[i].path.as_path()).collect();
-                if let Some(files) = crate::typescript::project_files(&g.root, &edited) {
-                    g.dependents = files;
+                match crate::typescript::project_files(&g.root, &edited) {
+                    Some(files) => g.dependents = files,
+                    None => {
+                        // Too large to ask about every file: the scan's likely
+                        // dependents, opened, as for the other servers.
+                        g.spec.coverage.dependents = Dependents::Scan;
+                    }
                 }
             }
         }

@@ -484,3 +484,25 @@ fn python_stories_run_the_checker_they_name() {
             .stdout_contains(&format!("a.py: {name}\n"));
     }
 }
+
+/// TypeScript 7 asks about every file of the project, not the scan's likely
+/// dependents: a file that reaches `greet` through two renaming re-exports (naming
+/// neither `a` nor `greet`, two levels away) is reported when the edit breaks it.
+#[test]
+fn tsgo_reports_a_dependent_two_re_exports_away() {
+    if !installed_with_7(&TSGO) {
+        return;
+    }
+    let out = workspace(&TSGO, &[])
+        .file("r1.ts", "export { greet as hello } from \"./a\";\n")
+        .file("r2.ts", "export { hello as hi } from \"./r1\";\n")
+        .file(
+            "g.ts",
+            "import { hi } from \"./r2\";\n\nexport const x: string = hi(\"g\");\n",
+        )
+        .args(edit_args(&TSGO.breaking, false, &[]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "g.ts", 3);
+    assert_error_in(&out, "project_diagnostics", "b.ts", 3);
+}
