@@ -34,13 +34,15 @@ class ServerGone(Exception):
 class Client:
     """One server process and the state an editor keeps about it."""
 
-    def __init__(self, cmd: list[str], root: Path, settings: dict | None = None):
+    def __init__(self, cmd: list[str], root: Path, settings: dict | None = None,
+                 env: dict | None = None):
         self.root = root.resolve()
         self.settings = settings or {}
         self.t_spawn = time.monotonic()
         self.proc = subprocess.Popen(
             cmd,
             cwd=self.root,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             # Servers log freely on stderr; nobody reads it here, and a full pipe
@@ -55,6 +57,8 @@ class Client:
         self.quiescent: bool | None = None
         self.last_message = time.monotonic()
         self.publishes: list[tuple[float, dict]] = []
+        # Every work-done progress begin and end: (time, "begin"|"end", token, title).
+        self.progress_events: list[tuple[float, str, str, str]] = []
         self.capabilities: dict = {}
         threading.Thread(target=self._read, name="lsp-reader", daemon=True).start()
 
@@ -155,11 +159,15 @@ class Client:
         if method == "textDocument/publishDiagnostics":
             self.publishes.append((t, params))
         elif method == "$/progress":
-            kind = (params.get("value") or {}).get("kind")
+            value = params.get("value") or {}
+            kind = value.get("kind")
+            token = str(params.get("token"))
             if kind == "begin":
-                self.progress.add(str(params.get("token")))
+                self.progress.add(token)
             elif kind == "end":
-                self.progress.discard(str(params.get("token")))
+                self.progress.discard(token)
+            if kind in ("begin", "end"):
+                self.progress_events.append((t, kind, token, str(value.get("title") or "")))
         elif method == "experimental/serverStatus":
             self.quiescent = bool(params.get("quiescent"))
 
@@ -196,7 +204,10 @@ class Client:
 
     # --- the LSP conversation ------------------------------------------------
 
-    def initialize(self, init_options: dict | None, timeout: float) -> None:
+    def initialize(self, init_options: dict | None, timeout: float, *,
+                   pull: bool = True) -> None:
+        """`pull=False` leaves pull diagnostics out of the capabilities: pyright then
+        pushes, which its workspace mode needs to report closed files."""
         root_uri = path_uri(self.root)
         caps = {
             "textDocument": {
@@ -213,6 +224,8 @@ class Client:
             "window": {"workDoneProgress": True},
             "experimental": {"serverStatusNotification": True},
         }
+        if not pull:
+            del caps["textDocument"]["diagnostic"]
         params = {
             "processId": os.getpid(),
             "rootUri": root_uri,
@@ -244,6 +257,22 @@ class Client:
 
     def save(self, path: Path) -> None:
         self.notify("textDocument/didSave", {"textDocument": {"uri": path_uri(path)}})
+
+    def close(self, path: Path) -> None:
+        self.notify("textDocument/didClose", {"textDocument": {"uri": path_uri(path)}})
+
+    def watched(self, changes: list[tuple[Path, int]]) -> None:
+        """workspace/didChangeWatchedFiles, as an editor's file watcher says it:
+        type 1 created, 2 changed, 3 deleted."""
+        self.notify("workspace/didChangeWatchedFiles",
+                    {"changes": [{"uri": path_uri(p), "type": t} for p, t in changes]})
+
+    def last_activity_after(self, since: float) -> float | None:
+        """The time of the last publish or progress end received after `since`: when
+        the server last said something about its analysis."""
+        times = [t for t, _ in self.publishes if t >= since]
+        times += [t for t, kind, _, _ in self.progress_events if t >= since and kind == "end"]
+        return max(times) if times else None
 
     def pull_diagnostics(self, path: Path, timeout: float) -> tuple[float, list]:
         rid = self.request("textDocument/diagnostic", {"textDocument": {"uri": path_uri(path)}})

@@ -46,7 +46,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l format -d 'Out
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
-complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -73,7 +73,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l format -d 'Outp
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
-complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -100,7 +100,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l format -d 'Out
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
-complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -127,7 +127,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l format -d 'Out
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
-complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -222,7 +222,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -l trust-proje
 complete -c lspgate -n "__fish_lspgate_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
-complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics [default: 2s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"

@@ -30,6 +30,7 @@ bench_smoke() {
   local lspgate="${CARGO_TARGET_DIR:-target}/debug/lspgate" status=0
   LSPGATE="$lspgate" bash bench/edit-latency.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/daemon-latency.sh --smoke || status=1
+  LSPGATE="$lspgate" bash bench/corpus.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/typescript7.sh --smoke || status=1
   return $status
 }

@@ -252,7 +252,7 @@ pub struct ReportArgs {
     /// Primary wait, for the edited files' fresh diagnostics [default: 5s]
     #[arg(long, value_name = "DUR", env = "LSPGATE_TIMEOUT")]
     pub timeout: Option<String>,
-    /// Cross-file wait, after the primary wait, for other files' diagnostics [default: 2s]
+    /// Cross-file wait, after the primary wait, for other files' diagnostics; it ends when the servers say they are done [default: 60s]
     #[arg(long, value_name = "DUR", env = "LSPGATE_CROSS_FILE_TIMEOUT")]
     pub cross_file_timeout: Option<String>,
     /// Report every diagnostic of the touched and dependent files, not only new ones.

@@ -37,7 +37,7 @@ const TRUST_ENV: &str = "LSPGATE_TRUST_PROJECT";
 
 const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-const DEFAULT_CROSS_FILE_TIMEOUT: Duration = Duration::from_secs(2);
+const DEFAULT_CROSS_FILE_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_MAX_ENTRIES: usize = 20;
 
 // ----------------------------------------------------------------------------------
@@ -255,6 +255,7 @@ struct RawServer {
     disabled: Option<bool>,
     quiet: Option<Dur>,
     versioned_publish: Option<bool>,
+    project_wide: Option<bool>,
     install_hint: Option<String>,
     role: Option<Role>,
 }
@@ -843,6 +844,10 @@ impl Layer<'_> {
         if let Some(versioned) = server.versioned_publish {
             spec.wait.versioned_publish = versioned;
         }
+        if let Some(on) = server.project_wide {
+            servers::set_project_wide(spec, on)
+                .map_err(|why| invalid(self.path, format!("server.{name}.project-wide: {why}")))?;
+        }
         if let Some(hint) = &server.install_hint {
             spec.install_hint = hint.clone();
         }
@@ -918,6 +923,7 @@ impl Layer<'_> {
 /// Defaults for servers a config file added, decided once all layers are applied
 /// (a later layer may still have set them).
 fn fill_defaults(spec: &mut ServerSpec) {
+    servers::reconcile_project_wide(spec);
     if spec.default_language_id.is_empty() {
         // The extension is the usual languageId (lua, zig, dart, java); where it is
         // not, `language-id` says so.
@@ -1719,7 +1725,7 @@ mod tests {
         // The built-in keys beside it survive.
         assert_eq!(
             pyright.setting(Some("python.analysis.diagnosticMode")),
-            json!("openFilesOnly")
+            json!("workspace")
         );
 
         let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
@@ -2296,7 +2302,7 @@ anything = 1
         assert_eq!(defaults, Options::default());
         assert_eq!(defaults.timeout, secs(5.0));
         assert_eq!(defaults.startup_timeout, secs(60.0));
-        assert_eq!(defaults.cross_file_timeout, secs(2.0));
+        assert_eq!(defaults.cross_file_timeout, secs(60.0));
         assert_eq!(defaults.max_entries, 20);
 
         let from_file =

@@ -56,6 +56,15 @@ pub struct WaitProfile {
     /// change shown only in memory (--dry-run, --reject, check --staged) does not
     /// reach the files that include it.
     pub dependents_see_unsaved: bool,
+    /// The server analyses every file of its workspace by itself and republishes
+    /// what a change affects, whether the file is open or not (pyright and
+    /// basedpyright in `diagnosticMode: "workspace"`). What it published is then a
+    /// complete, live before view, and the files it republishes after an edit are
+    /// the edit's dependents: no scan, no opening. Such a server is told of no pull
+    /// capability (pyright stops publishing when pulls are offered); it is done with
+    /// a change when the files it was told of are republished and the work-done
+    /// progress it created has ended (see `lsp`).
+    pub workspace_analysis: bool,
 }
 
 impl WaitProfile {
@@ -75,6 +84,7 @@ impl Default for WaitProfile {
             unpublished_after: Duration::from_millis(1000),
             refresh_is_news: true,
             dependents_see_unsaved: true,
+            workspace_analysis: false,
         }
     }
 }
@@ -216,9 +226,10 @@ pub fn builtin() -> Vec<ServerSpec> {
 /// The entries of the first release.
 fn first_six() -> Vec<ServerSpec> {
     let python_analysis = json!({
-        // openFilesOnly: dependents are opened explicitly, so whole-workspace analysis
-        // (expensive on large projects) is not needed for cross-file results.
-        "diagnosticMode": "openFilesOnly",
+        // `workspace` (see `set_project_wide`, which the table applies below): the
+        // server's own analysis of every file is the before view and finds the
+        // dependents, transitively, through inferred types too.
+        "diagnosticMode": "workspace",
         "autoSearchPaths": true,
         "useLibraryCodeForTypes": true,
     });
@@ -243,11 +254,14 @@ fn first_six() -> Vec<ServerSpec> {
             root_markers: strs(PYTHON_ROOTS),
             settings: json!({ "python": { "analysis": python_analysis.clone() } }),
             initialization_options: None,
-            // Pull answers are final (see refresh_is_news); the quiet period only has
-            // to see that no analysis progress follows.
+            // In workspace mode it publishes every file, the edited (open) one first
+            // and in the same burst as the `window/workDoneProgress/create` of its
+            // re-analysis: the quiet only has to see that burst through. With the
+            // project-wide mode off, pull answers are final (see refresh_is_news).
             wait: WaitProfile {
                 quiet: Duration::from_millis(60),
                 refresh_is_news: false,
+                workspace_analysis: true,
                 ..WaitProfile::default()
             },
             install_hint: "npm install -g pyright".into(),
@@ -272,6 +286,7 @@ fn first_six() -> Vec<ServerSpec> {
             wait: WaitProfile {
                 quiet: Duration::from_millis(60),
                 refresh_is_news: false,
+                workspace_analysis: true,
                 ..WaitProfile::default()
             },
             install_hint: "pip install basedpyright".into(),
@@ -395,4 +410,88 @@ fn first_six() -> Vec<ServerSpec> {
             coverage: Coverage::default(),
         },
     ]
+}
+
+/// Turn a server's project-wide analysis on or off (`project-wide` in a config file).
+/// Only pyright and basedpyright have one that lspgate drives: `diagnosticMode`
+/// `workspace` (every file analysed and published by the server) or `openFilesOnly`
+/// (only the files lspgate opens, its dependents found by a scan). Costs: the whole
+/// program in the server's memory, and a first analysis as long as the batch checker.
+pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
+    let section = match spec.name.as_str() {
+        "pyright" => "python",
+        "basedpyright" => "basedpyright",
+        _ if spec.origin == Origin::BuiltIn => {
+            return Err(format!(
+                "{} has no project-wide mode lspgate can switch",
+                spec.name
+            ));
+        }
+        // A server a config adds that analyses its whole workspace by itself: only
+        // the waits need to know.
+        _ => {
+            spec.wait.workspace_analysis = on;
+            return Ok(());
+        }
+    };
+    let mode = if on { "workspace" } else { "openFilesOnly" };
+    let mut node = &mut spec.settings;
+    for key in [section, "analysis"] {
+        // A config may have put anything here; an object it must be.
+        if !node.is_object() {
+            *node = json!({});
+        }
+        node = node
+            .as_object_mut()
+            .map(|map| map.entry(key).or_insert(Value::Null))
+            .ok_or_else(|| format!("{}: settings are not a table", spec.name))?;
+    }
+    if !node.is_object() {
+        *node = json!({});
+    }
+    if let Some(map) = node.as_object_mut() {
+        map.insert("diagnosticMode".into(), json!(mode));
+    }
+    spec.wait.workspace_analysis = on;
+    Ok(())
+}
+
+/// Whether the server analyses its whole workspace, as its settings now say: a
+/// config may have set pyright's `diagnosticMode` directly.
+pub fn reconcile_project_wide(spec: &mut ServerSpec) {
+    let section = match spec.name.as_str() {
+        "pyright" => "python.analysis.diagnosticMode",
+        "basedpyright" => "basedpyright.analysis.diagnosticMode",
+        _ => return,
+    };
+    spec.wait.workspace_analysis = spec.setting(Some(section)) == "workspace";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_wide_mode_switches_pyright_between_workspace_and_open_files() {
+        let mut pyright = builtin().remove(0);
+        assert!(pyright.wait.workspace_analysis);
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "workspace"
+        );
+        assert_eq!(set_project_wide(&mut pyright, false), Ok(()));
+        assert!(!pyright.wait.workspace_analysis);
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "openFilesOnly"
+        );
+        pyright.settings = json!({ "python": "not a table" });
+        assert_eq!(set_project_wide(&mut pyright, true), Ok(()));
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "workspace"
+        );
+        let mut gopls = builtin().remove(3);
+        assert!(set_project_wide(&mut gopls, true).is_err());
+    }
 }

@@ -131,7 +131,11 @@ pub fn settle_prefetching(
                 } else {
                     s.spec.wait.quiet
                 };
-                let done = s.is_dead() || s.settled_after(now, quiet) || answered;
+                // A server analysing its whole workspace has answered a file's
+                // change once it published our version; the re-analysis of the rest
+                // is waited for by `settle_servers`, within its own budget.
+                let published = s.spec.wait.workspace_analysis && confirmed;
+                let done = s.is_dead() || s.settled_after(now, quiet) || answered || published;
                 let quiet_ends = s.last_message + quiet;
                 if !done && s.settled_after(quiet_ends, quiet) {
                     // Only silence is missing (no progress, no pull under way).
@@ -334,6 +338,12 @@ fn explain(
                     p.title.as_str()
                 };
                 format!("still busy ({title} in progress)")
+            } else if let Some(path) = s.owed.keys().next() {
+                let more = match s.owed.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                format!("still analysing: no word yet on {}{more}", path.display())
             } else if s.quiescent == Some(false) {
                 "still indexing".to_string()
             } else {

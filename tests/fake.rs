@@ -1529,3 +1529,151 @@ fn the_tsserver_fallback_is_in_the_logs() {
     stop.assert_code(0);
     stop.assert_no_orphans();
 }
+
+mod workspace_analysis {
+    //! A server that analyses its whole workspace by itself, paced as pyright's
+    //! workspace mode is (the fake's `workspace=MS`): nothing for a slice after each
+    //! change, then the open files' publishes and the create of the analysis's progress,
+    //! a slice later its begin, every other file, and its end. Silence never says the
+    //! analysis is done; only the server's own signs do.
+
+    use super::*;
+
+    const SLICE: &str = "workspace=400";
+
+    /// a.fake defines `greet`, b.fake uses it, c.fake has an error of its own.
+    fn project() -> Test {
+        Test::new()
+            .file("a.fake", "def greet\n")
+            .file("b.fake", "use greet\n")
+            .file("c.fake", "ERROR old\n")
+            .fake_server_as("pyright", &["--mode", SLICE])
+    }
+
+    fn new_messages(report: &Value) -> Vec<String> {
+        report["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|f| f["diagnostics"].as_array().into_iter().flatten())
+            .filter(|d| d["new"] == true)
+            .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// Cold, the edit arrives while the start-up analysis is still under way: the run
+    /// waits for it (the create of its progress, then its end) before taking the before
+    /// view, so c.fake's old error is not new, and b.fake's break is found without
+    /// anyone opening it.
+    #[test]
+    fn an_edit_during_the_start_up_analysis_waits_for_it() {
+        let out = project()
+            .args([
+                "edit",
+                "a.fake",
+                "--old",
+                "def greet",
+                "--new",
+                "def welcome",
+            ])
+            .args(["--no-daemon", "--format", "json"])
+            .args(LONG)
+            .run();
+        out.assert_code(1);
+        let report = out.json();
+        assert_eq!(
+            new_messages(&report),
+            ["unknown name greet"],
+            "only b.fake's break is new\n{out}"
+        );
+        assert_eq!(json_file(&report, "b.fake")["role"], "dependent", "{out}");
+        let opened: Vec<Value> = out
+            .fake_log()
+            .into_iter()
+            .filter(|e| e["method"] == "textDocument/didOpen")
+            .map(|e| e["uri"].clone())
+            .collect();
+        assert!(
+            opened
+                .iter()
+                .all(|u| u.as_str().is_some_and(|u| u.ends_with("/a.fake"))),
+            "only the edited file is opened: {opened:?}\n{out}"
+        );
+    }
+
+    /// Cold, a run that only creates a file gives the server none of its files to
+    /// answer for: one file of the root, opened, is the sign its analysis began.
+    #[test]
+    fn a_run_creating_a_file_waits_for_the_start_up_analysis_too() {
+        let out = project()
+            .args(["write", "d.fake", "--content", "use greet\n"])
+            .args(["--no-daemon", "--format", "json"])
+            .args(LONG)
+            .run();
+        out.assert_code(0);
+        assert!(new_messages(&out.json()).is_empty(), "{out}");
+    }
+
+    /// Warm, an edit of a file the server analysed but nobody opened: it is opened as
+    /// it was and then changed, as an editor would, since the server takes an opened
+    /// file's text for the disk's and re-analyses nothing else on an open.
+    #[test]
+    fn a_warm_edit_of_an_unopened_file_reaches_its_dependents() {
+        let test = project().with_daemon();
+        let _guard = DaemonGuard::new(&test);
+        let first = test.args(["check", "c.fake"]).args(LONG).run();
+        first.assert_code(1);
+        let next = first
+            .again()
+            .args([
+                "edit",
+                "a.fake",
+                "--old",
+                "def greet",
+                "--new",
+                "def welcome",
+            ])
+            .args(["--format", "json"])
+            .args(LONG)
+            .run();
+        next.assert_code(1);
+        assert_eq!(new_messages(&next.json()), ["unknown name greet"], "{next}");
+        let stopped = next.again().args(["daemon", "stop"]).run();
+        stopped.assert_code(0);
+    }
+
+    /// Warm, a break made behind the daemon's back (b.fake rewritten on disk) is
+    /// re-analysed before the next run's before view: the next edit, harmless, is not
+    /// blamed for it, as a cold run would not.
+    #[test]
+    fn a_change_behind_the_daemons_back_is_analysed_before_the_next_run() {
+        let test = project().with_daemon();
+        let _guard = DaemonGuard::new(&test);
+        let first = test.args(["check", "a.fake"]).args(LONG).run();
+        first.assert_code(0);
+        std::fs::write(first.workspace().join("b.fake"), "use missing\n")
+            .expect("write b.fake behind the daemon's back");
+        let next = first
+            .again()
+            .args([
+                "edit",
+                "c.fake",
+                "--old",
+                "ERROR old",
+                "--new",
+                "ERROR old\nWARN note",
+            ])
+            .args(["--format", "json"])
+            .args(LONG)
+            .run();
+        let report = next.json();
+        assert_eq!(
+            new_messages(&report),
+            ["note"],
+            "only the edit's own warning is new\n{next}"
+        );
+        next.assert_code(0);
+        let stopped = next.again().args(["daemon", "stop"]).run();
+        stopped.assert_code(0);
+    }
+}

@@ -1,4 +1,5 @@
 mod cli;
+mod cross;
 mod daemon;
 mod fake;
 mod gate;

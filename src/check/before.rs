@@ -15,8 +15,9 @@ use super::files::Tracked;
 use super::servers::{Group, settle_reviving};
 use super::{Context, fmt_duration};
 
-/// Dependents opened per server and run, at most.
-const MAX_DEPENDENTS: usize = 40;
+/// Dependents opened per server and run, at most; the rest are named in a note and
+/// make the check incomplete.
+const MAX_DEPENDENTS: usize = 200;
 
 /// Diagnostics keyed by the server slot that said them and the file.
 pub(super) type Held = HashMap<(usize, PathBuf), Vec<Diagnostic>>;
@@ -31,6 +32,8 @@ pub(super) struct Before {
     pub held: Held,
     /// Files whose before view did not arrive in time.
     pub missing: Vec<PathBuf>,
+    /// Servers analysing their whole workspace that had not finished by the deadline.
+    pub unsettled: Vec<wait::Unsettled>,
     /// The dependents' text as shown to the servers.
     pub dependent_text: HashMap<PathBuf, String>,
 }
@@ -59,9 +62,11 @@ impl Before {
 /// Likely dependents of each group's files, found before the servers see the edit.
 pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     for g in groups {
-        // Servers that ask about no dependents, or about the whole project, get
+        // A server analysing its whole workspace finds them itself (see `compare`);
+        // servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
         if g.server.is_none()
+            || g.spec.wait.workspace_analysis
             || !g.dependents.is_empty()
             || g.spec.coverage.dependents != crate::servers::Dependents::Scan
         {
@@ -76,7 +81,10 @@ pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
                 after: tracked[i].after.as_deref(),
             })
             .collect();
-        g.dependents = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        let found = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        g.dependents = found.files;
+        g.dropped = found.dropped;
+        g.unscanned = found.unscanned;
     }
 }
 
@@ -95,7 +103,11 @@ pub(super) fn take(
     let mut targets: Vec<Target> = Vec::new();
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
-        targets.extend(show_befores(pool, s, g, tracked, before_is_disk));
+        let shown = show_befores(pool, s, g, tracked, before_is_disk);
+        if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis {
+            targets.extend(probe(pool, s, g));
+        }
+        targets.extend(shown);
         for d in &g.dependents {
             if super::servers::pulls_unopened(g) {
                 targets.push(super::servers::unopened_target(pool, s, d));
@@ -129,6 +141,14 @@ pub(super) fn take(
     }
     let outcome = settle_reviving(pool, groups, notes, &mut targets, &mut Vec::new(), deadline);
     give_up_on_uninitialized(pool, groups, opts.startup_timeout);
+    // A server analysing its whole workspace must have finished (its start-up
+    // analysis, or the re-analysis of files changed since the last run) before what
+    // it published is the before view: that is its start-up, so its budget.
+    let analysing = workspace_servers(pool, groups);
+    if !analysing.is_empty() {
+        let deadline = Instant::now() + opts.startup_timeout;
+        before.unsettled = wait::settle_servers(pool, &analysing, deadline).unsettled;
+    }
     for g in groups.iter_mut() {
         g.before_server = g.server;
     }
@@ -143,6 +163,18 @@ pub(super) fn take(
     }
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
+        if g.spec.wait.workspace_analysis {
+            // The run's files it was not asked about: what it published stands.
+            for &i in &g.files {
+                let path = &tracked[i].path;
+                if tracked[i].before.is_some() {
+                    before
+                        .asked
+                        .entry((s, path.clone()))
+                        .or_insert_with(|| pool.servers[s].diagnostics_of(path));
+                }
+            }
+        }
         for p in pool.servers[s].diagnostics.keys() {
             before
                 .held
@@ -183,10 +215,42 @@ fn show_befores(
     if !other.is_empty() {
         pool.mark_changed(s);
     }
+    // A server analysing its whole workspace has a current word on a file it holds
+    // as it is on disk, open or not: nothing to send.
+    let analysed = |pool: &Pool, path: &Path| {
+        let server = &pool.servers[s];
+        server.spec.wait.workspace_analysis
+            && !server.docs.contains_key(path)
+            && server.diagnostics.contains_key(path)
+    };
+    let held: Vec<_> = held
+        .into_iter()
+        .filter(|(path, _)| !analysed(pool, path))
+        .collect();
     other
         .into_iter()
         .chain(held)
         .map(|(path, text)| sync(pool, s, path, text))
+        .collect()
+}
+
+/// A cold server analysing its whole workspace, with none of the run's files to show
+/// it (only new files): one file of its root, opened, is the positive sign that its
+/// start-up analysis has begun (pyright publishes open files first, in the same
+/// burst as the progress of the rest). Without any file, it has nothing to analyse.
+fn probe(pool: &mut Pool, s: usize, g: &Group) -> Option<Target> {
+    let path = dependents::any_file(&g.root, &g.spec.extensions)?;
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some(sync(pool, s, &path, &text))
+}
+
+/// The live servers of `groups` that analyse their whole workspace.
+pub(super) fn workspace_servers(pool: &Pool, groups: &[Group]) -> Vec<usize> {
+    groups
+        .iter()
+        .filter(|g| g.spec.wait.workspace_analysis)
+        .filter_map(|g| g.server)
+        .filter(|&s| !pool.servers[s].is_dead())
         .collect()
 }
 
@@ -216,9 +280,12 @@ fn give_up_on_uninitialized(pool: &mut Pool, groups: &[Group], budget: std::time
 /// server saw.
 pub(super) fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
     let server = &pool.servers[s];
+    // A server analysing its whole workspace keeps every file's word current by
+    // itself; for the others, a change elsewhere may have made it stale.
+    let holds = server.spec.wait.workspace_analysis || server.diagnostics_hold(path);
     if let Some(doc) = server.docs.get(path)
         && doc.text == text
-        && server.diagnostics_hold(path)
+        && holds
     {
         return Target {
             server: s,

@@ -79,7 +79,9 @@ pub(super) fn compare(
     out
 }
 
-/// Files server `s` reported on by itself since the edit, with changed results.
+/// Files server `s` reported on by itself since the edit: every file it re-checked
+/// when it analyses its whole workspace (the edit's dependents, by its own account),
+/// else those whose results changed (gopls reports files nobody opened).
 fn unsolicited(
     pool: &Pool,
     s: usize,
@@ -95,11 +97,12 @@ fn unsolicited(
         .filter(|(p, d)| {
             d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
                 && !asked.contains(p)
-                && before
-                    .held
-                    .get(&(sb, (*p).clone()))
-                    .map(|b| b != &server.diagnostics_of(p))
-                    .unwrap_or(!server.diagnostics_of(p).is_empty())
+                && (server.spec.wait.workspace_analysis
+                    || before
+                        .held
+                        .get(&(sb, (*p).clone()))
+                        .map(|b| b != &server.diagnostics_of(p))
+                        .unwrap_or(!server.diagnostics_of(p).is_empty()))
         })
         .map(|(p, _)| p.clone())
         .collect();

@@ -114,11 +114,16 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
     compared.files = merge::merge(compared.files);
 
-    let has_cross = !targets.cross.is_empty();
-    let timed_out = verdict::judge_servers(pool, ctx, &mut groups, &waits, has_cross);
+    let has_cross =
+        !targets.cross.is_empty() || !before::workspace_servers(pool, &groups).is_empty();
+    let mut timed_out = verdict::judge_servers(pool, ctx, &mut groups, &waits, has_cross);
+    timed_out |= verdict::judge_baselines(ctx, &mut groups, &before.unsettled);
     if kind.has_change {
         notes.extend(verdict::before_missing_note(ctx, &before.missing));
     }
+    let unchecked = verdict::unchecked_dependents_notes(ctx, &groups);
+    unchecked_files |= !unchecked.is_empty();
+    notes.extend(unchecked);
     if !write_now && kind.has_change {
         let unsaved = verdict::unsaved_dependents_notes(ctx, &groups);
         unchecked_files |= !unsaved.is_empty();

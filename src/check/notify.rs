@@ -51,6 +51,15 @@ pub(super) fn notify(
                     if t.before.is_none() || t.renamed_from.is_some() {
                         watched.push((t.path.clone(), 1));
                     }
+                    // pyright (workspace mode) takes an opened file's text for the
+                    // disk's and re-analyses nothing else on an open: a file it has
+                    // not open is opened as it was, then changed, as an editor would.
+                    if let Some(before) = &t.before
+                        && g.spec.wait.workspace_analysis
+                        && !pool.servers[s].docs.contains_key(&t.path)
+                    {
+                        pool.open_or_change(s, &t.path, before);
+                    }
                     targets.primary.push(sync_forced(pool, s, &t.path, text));
                     if written {
                         pool.save(s, &t.path);

@@ -26,6 +26,10 @@ pub(super) struct Group {
     /// Indexes into the run's tracked files.
     pub files: Vec<usize>,
     pub dependents: Vec<PathBuf>,
+    /// Likely dependents beyond the cap: not checked, and said so.
+    pub dropped: Vec<PathBuf>,
+    /// The scan stopped before reading every file of the root.
+    pub unscanned: bool,
     pub status: ServerStatus,
     pub detail: Option<String>,
     pub primary_ms: Option<u64>,
@@ -46,6 +50,8 @@ impl Group {
             cold: false,
             files: vec![file],
             dependents: Vec::new(),
+            dropped: Vec::new(),
+            unscanned: false,
             status: ServerStatus::Ok,
             detail: None,
             primary_ms: None,

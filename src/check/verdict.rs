@@ -99,6 +99,36 @@ fn unsettled_text(
     Some(text)
 }
 
+/// A server analysing its whole workspace that had not finished before the edit
+/// gave no complete before view: its group is marked timed out, with why. Returns
+/// whether any was.
+pub(super) fn judge_baselines(
+    ctx: &Context,
+    groups: &mut [Group],
+    unsettled: &[Unsettled],
+) -> bool {
+    let mut any = false;
+    for g in groups {
+        let Some(s) = g.server else { continue };
+        let Some(u) = unsettled.iter().find(|u| u.server == s) else {
+            continue;
+        };
+        any = true;
+        let text = format!(
+            "its analysis of the workspace did not finish within {} (--startup-timeout; {}), \
+             so old diagnostics may show as new",
+            fmt_duration(ctx.options.startup_timeout),
+            u.reason
+        );
+        g.status = ServerStatus::Timeout;
+        g.detail = Some(match g.detail.take() {
+            Some(earlier) => format!("{text}; {earlier}"),
+            None => text,
+        });
+    }
+    any
+}
+
 /// The note for files whose before view did not arrive.
 pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
     if missing.is_empty() {
@@ -130,4 +160,31 @@ pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<S
             )
         })
         .collect()
+}
+
+/// Likely dependents a scan found and the run did not check (beyond the cap, or in a
+/// root too large to read through): one note per server. Never silent.
+pub(super) fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for g in groups.iter().filter(|g| g.server.is_some()) {
+        if !g.dropped.is_empty() {
+            let paths: Vec<String> = g.dropped.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+            notes.push(format!(
+                "{}: {} likely dependent{} not checked (over {} per run): {}",
+                g.spec.name,
+                paths.len(),
+                if paths.len() == 1 { "" } else { "s" },
+                g.dependents.len(),
+                summarize(&paths)
+            ));
+        }
+        if g.unscanned {
+            notes.push(format!(
+                "{}: {} has too many files to scan for dependents; some may not have been checked",
+                g.spec.name,
+                rel(&ctx.run_dir, &g.root)
+            ));
+        }
+    }
+    notes
 }

@@ -9,6 +9,7 @@ use crate::config::Options;
 use crate::lsp::Pool;
 use crate::wait::{self, Outcome};
 
+use super::before::workspace_servers;
 use super::notify::Targets;
 use super::servers::{Group, again, revive_crashed, settle_reviving};
 
@@ -33,10 +34,11 @@ pub(super) fn wait_after_edit(
     let primary_deadline = Instant::now() + opts.timeout;
     let mut primary_outcome =
         settle_reviving(pool, groups, notes, primary, cross, primary_deadline);
-    let cross_outcome = if cross.is_empty() {
+    let cross_deadline = Instant::now() + opts.cross_file_timeout;
+    let mut cross_outcome = if cross.is_empty() {
         Outcome::default()
     } else {
-        let deadline = Instant::now() + opts.cross_file_timeout;
+        let deadline = cross_deadline;
         let first = wait::settle(pool, cross, deadline);
         if revive_crashed(pool, groups, &mut [&mut *primary, &mut *cross], notes) {
             // The restarted server's primary files are settled again first: its
@@ -49,6 +51,16 @@ pub(super) fn wait_after_edit(
             first
         }
     };
+    // A server analysing its whole workspace re-checks the dependents by itself:
+    // done when it says so (the files it was told of republished, its progress
+    // ended).
+    let analysing = workspace_servers(pool, groups);
+    if !analysing.is_empty() {
+        let started = Instant::now();
+        let settled = wait::settle_servers(pool, &analysing, cross_deadline);
+        cross_outcome.unsettled.extend(settled.unsettled);
+        cross_outcome.elapsed = cross_outcome.elapsed.max(started.elapsed());
+    }
     Waits {
         primary: primary_outcome,
         cross: cross_outcome,

@@ -24,6 +24,11 @@ impl Pool {
         let Some(server) = self.servers.get_mut(index) else {
             return 0;
         };
+        // Its diagnostics are the live before view of every file, and the files it
+        // published are the ones it tracks: all are kept (a few hundred bytes a file).
+        if server.spec.wait.workspace_analysis {
+            return 0;
+        }
         let before = server.diagnostics.len();
         let docs = &server.docs;
         server

@@ -205,6 +205,12 @@ pub struct Server {
     pub wants_save: bool,
     /// When it died, for the crash backoff of [`restart`].
     pub died_at: Option<Instant>,
+    /// A server that analyses its whole workspace (`WaitProfile::workspace_analysis`)
+    /// answers every change it was told of by republishing the file: the files it
+    /// still owes a publish, with the pool clock of the change. Until they come it is
+    /// not settled, however quiet: pyright says nothing for 300 ms or more after a
+    /// change (its scheduling), and nothing while one file's check runs for seconds.
+    pub owed: HashMap<PathBuf, u64>,
 }
 
 impl Server {
@@ -245,15 +251,29 @@ impl Server {
         self.transport.pid()
     }
 
+    /// Whether a server analysing its whole workspace reports on `path`: it has
+    /// published the file, or (a new file) another file of its directory. Files its
+    /// own configuration excludes (pyright's `include`/`exclude`) it never publishes,
+    /// so a change to one is owed nothing.
+    fn tracks(&self, path: &Path) -> bool {
+        self.diagnostics.contains_key(path)
+            || self.docs.contains_key(path)
+            || path
+                .parent()
+                .is_some_and(|dir| self.diagnostics.keys().any(|p| p.parent() == Some(dir)))
+    }
+
     /// True when no progress is under way and the server has been silent for its
     /// quiet period.
     pub fn settled(&self, now: Instant) -> bool {
         self.settled_after(now, self.spec.wait.quiet)
     }
 
-    /// True when no progress is under way and the server has been silent for `quiet`.
+    /// True when no progress is under way, no publish is owed, and the server has
+    /// been silent for `quiet`.
     pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
         self.progress.is_empty()
+            && self.owed.is_empty()
             && self.quiescent != Some(false)
             && self.pulls_in_flight.is_empty()
             && now.duration_since(self.last_message) >= quiet
@@ -322,6 +342,7 @@ impl Server {
         self.tsserver_parts.clear();
         self.pending.clear();
         self.progress.clear();
+        self.owed.clear();
     }
 }
 
@@ -427,6 +448,7 @@ impl Pool {
             garbage: 0,
             wants_save: true,
             died_at: None,
+            owed: HashMap::new(),
         };
         let id = server.next_request_id();
         server.pending.insert(id.clone(), Pending::Initialize);
@@ -500,6 +522,9 @@ impl Pool {
         self.clock += 1;
         let clock = self.clock;
         let server = &mut self.servers[index];
+        if server.spec.wait.workspace_analysis {
+            server.owed.insert(path.to_path_buf(), clock);
+        }
         let uri = uri::from_path(path);
         match server.docs.get_mut(path) {
             Some(doc) => {
@@ -561,6 +586,7 @@ impl Pool {
         server.tsserver_parts.clear();
         server.pending.clear();
         server.progress.clear();
+        server.owed.clear();
     }
 
     /// Tell the server the file was written to disk.
@@ -589,7 +615,11 @@ impl Pool {
                 json!({ "textDocument": { "uri": uri::from_path(path) } }),
             );
         }
-        server.diagnostics.remove(path);
+        // A server analysing its whole workspace goes on reporting a closed file
+        // (and publishes an empty list for a deleted one): what it said stands.
+        if !server.spec.wait.workspace_analysis {
+            server.diagnostics.remove(path);
+        }
         server.status.remove(path);
     }
 
@@ -599,6 +629,15 @@ impl Pool {
             return;
         }
         self.clock += 1;
+        let clock = self.clock;
+        let server = &mut self.servers[index];
+        if server.spec.wait.workspace_analysis {
+            for (path, _) in changes {
+                if server.tracks(path) {
+                    server.owed.insert(path.clone(), clock);
+                }
+            }
+        }
         let list: Vec<Value> = changes
             .iter()
             .map(|(p, kind)| json!({ "uri": uri::from_path(p), "type": kind }))
@@ -932,6 +971,9 @@ fn handle_notification(server: &mut Server, n: Notification, clock: u64) {
             let diagnostics =
                 parse_diagnostics(n.params.get("diagnostics").unwrap_or(&Value::Null));
             let diagnostics = in_utf16(server, &path, diagnostics);
+            if server.owed.get(&path).is_some_and(|&since| since < clock) {
+                server.owed.remove(&path);
+            }
             server.diagnostics.entry(path).or_default().pushed = Some(Published {
                 diagnostics,
                 version,
@@ -1086,7 +1128,17 @@ fn handle_request(server: &mut Server, req: Request, clock: u64) {
             server.update_pull();
             Ok(Value::Null)
         }
-        "window/workDoneProgress/create" => Ok(Value::Null),
+        "window/workDoneProgress/create" => {
+            // pyright creates the token of a re-analysis in the same burst as its
+            // first publishes, but begins it only after the answer has come back
+            // through its event loop, one or more analysis slices (each up to
+            // seconds) later: the analysis is under way from the create on.
+            if server.spec.wait.workspace_analysis {
+                let token = token_key(req.params.get("token"));
+                server.progress.entry(token).or_default();
+            }
+            Ok(Value::Null)
+        }
         "workspace/workspaceFolders" => Ok(json!([{
             "uri": uri::from_path(&server.root),
             "name": server.root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
@@ -1162,6 +1214,15 @@ fn initialize_params(spec: &ServerSpec, root: &Path) -> Value {
             "experimental": { "serverStatusNotification": true },
         },
     });
+    if spec.wait.workspace_analysis
+        && let Some(text_document) = params
+            .pointer_mut("/capabilities/textDocument")
+            .and_then(Value::as_object_mut)
+    {
+        // pyright stops publishing once pulls are offered; in workspace mode its
+        // publishes are the whole point.
+        text_document.remove("diagnostic");
+    }
     if let Some(opts) = &spec.initialization_options {
         params["initializationOptions"] = opts.clone();
     }

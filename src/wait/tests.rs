@@ -313,3 +313,92 @@ fn a_server_that_dies_mid_wait_ends_the_wait_with_the_reason() {
         pool.servers[s].dead_reason()
     );
 }
+
+/// A server analysing its whole workspace, as pyright in workspace mode.
+fn analysing() -> WaitProfile {
+    WaitProfile {
+        quiet: Duration::from_millis(60),
+        workspace_analysis: true,
+        ..WaitProfile::default()
+    }
+}
+
+fn other_path() -> PathBuf {
+    PathBuf::from("/memory/b.x")
+}
+
+fn create_progress(token: &str) -> Message {
+    Message::Request(lsp_server::Request::new(
+        lsp_server::RequestId::from(format!("create-{token}")),
+        "window/workDoneProgress/create".into(),
+        json!({ "token": token }),
+    ))
+}
+
+#[test]
+fn a_workspace_analysis_is_under_way_from_the_create_of_its_progress() {
+    // pyright's burst: the edited file's publish and the create of the re-analysis's
+    // token; its `begin` comes only seconds later, after an analysis slice.
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+            peer.send(create_progress("analysis"));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(analysing(), json!({}), script);
+    let target = open(&mut pool, s);
+    // The file has its answer: the primary wait ends on it, busy or not.
+    let primary = settle(&mut pool, &[target], within(3000));
+    assert!(primary.complete(), "{:?}", primary.unsettled);
+    // The re-analysis of the rest has not ended: the server is not settled, however
+    // quiet it stays (5 times its quiet here).
+    let rest = settle_servers(&mut pool, &[s], within(300));
+    assert!(!rest.complete(), "settled while its analysis was under way");
+}
+
+#[test]
+fn a_change_told_to_a_workspace_analyser_is_owed_a_publish() {
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            // It has analysed b.x: it tracks it.
+            peer.send(publish(&other_path(), None, &[]));
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        if is(msg, "workspace/didChangeWatchedFiles") {
+            // Says nothing yet: its analysis is scheduled, not done.
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(analysing(), json!({}), script);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    assert!(settle_servers(&mut pool, &[s], within(3000)).complete());
+    pool.watched(s, &[(other_path(), 2)]);
+    let owed = settle_servers(&mut pool, &[s], within(300));
+    assert!(
+        owed.unsettled
+            .iter()
+            .any(|u| u.reason.contains("no word yet on /memory/b.x")),
+        "{:?}",
+        owed.unsettled
+    );
+}
+
+#[test]
+fn a_change_to_a_file_the_analyser_never_reported_is_owed_nothing() {
+    // pyright never publishes files its configuration excludes: waiting for one
+    // would wait out the deadline on every run.
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(analysing(), json!({}), script);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    pool.watched(s, &[(PathBuf::from("/elsewhere/excluded.x"), 2)]);
+    let outcome = settle_servers(&mut pool, &[s], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+}

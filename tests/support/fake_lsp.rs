@@ -124,6 +124,13 @@ struct Modes {
     /// As `tsserver`, but every tsserver request fails: `success: false`, message
     /// `No Project.`, as tsserver answers for a file outside every project.
     tsserver_fails: bool,
+    /// pyright's workspace mode (`workspace=MS`): after `initialized` and after every
+    /// change (not an open, which only checks the opened file, nor a save), nothing for
+    /// MS (an analysis slice), then every open document's publish
+    /// with its version and the `window/workDoneProgress/create` of the analysis's
+    /// token, MS later its `begin`, every other `.fake` file under the root (no
+    /// version), and its `end`. Silence alone never says the analysis is done.
+    workspace: Option<Duration>,
 }
 
 #[derive(Debug, Default)]
@@ -221,6 +228,7 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
                 "file-status" => modes.file_status = Some(Duration::from_millis(number)),
                 "two-pass" => modes.two_pass = Some(Duration::from_millis(number)),
                 "idle-early" => modes.idle_early = Some(Duration::from_millis(number)),
+                "workspace" => modes.workspace = Some(Duration::from_millis(number)),
                 _ => return Err(format!("unknown mode {mode:?}")),
             }
             return Ok(());
@@ -338,6 +346,8 @@ struct Server {
     published: Arc<Mutex<BTreeMap<String, Value>>>,
     /// The `request_seq` of the next tsserver response (`tsserver`).
     tsserver_seq: u64,
+    /// Analyses begun (`workspace`), for their progress tokens.
+    analyses: std::cell::Cell<u64>,
 }
 
 const PROGRESS_CREATE_ID: &str = "fake-progress-create";
@@ -364,7 +374,8 @@ fn main() {
     let delayed = (modes.slow_publish.is_some()
         || modes.file_status.is_some()
         || modes.idle_early.is_some()
-        || modes.two_pass.is_some())
+        || modes.two_pass.is_some()
+        || modes.workspace.is_some())
     .then(|| spawn_delayed(out.clone()));
     let mut server = Server {
         log: Log(opts.log.clone()),
@@ -377,6 +388,7 @@ fn main() {
         shutdown: false,
         published: Arc::new(Mutex::new(BTreeMap::new())),
         tsserver_seq: 0,
+        analyses: std::cell::Cell::new(0),
     };
     let mut stdin = io::stdin().lock();
     loop {
@@ -678,6 +690,9 @@ impl Server {
                 if self.opts.modes.unknown_methods {
                     self.unknown_methods();
                 }
+                if self.opts.modes.workspace.is_some() {
+                    self.publish_all();
+                }
                 if let Some(rate) = self.opts.modes.flood_publish {
                     let (out, published) = (self.out.clone(), Arc::clone(&self.published));
                     thread::spawn(move || flood_publish(&out, &published, rate));
@@ -702,6 +717,15 @@ impl Server {
                     text: doc["text"].as_str().unwrap_or_default().to_owned(),
                     changed: false,
                 };
+                // pyright's workspace mode takes an opened file's text for the disk's:
+                // it checks that file, and nothing else is re-analysed.
+                if let Some(slice) = self.opts.modes.workspace {
+                    let (uri, version, text) = (doc.uri.clone(), doc.version, doc.text.clone());
+                    self.docs.insert(path, doc);
+                    let diagnostics = diagnostics(&text, &self.defined_names());
+                    self.publish_after(slice, &uri, Some(version), diagnostics);
+                    return;
+                }
                 self.docs.insert(path, doc);
                 self.publish_all();
             }
@@ -751,7 +775,20 @@ impl Server {
                 self.publish(uri, None, Vec::new());
                 self.publish_all();
             }
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => self.publish_all(),
+            "workspace/didChangeWatchedFiles" => {
+                // pyright's workspace mode clears a deleted file's diagnostics.
+                if let Some(slice) = self.opts.modes.workspace {
+                    let deleted = params["changes"].as_array().into_iter().flatten();
+                    for change in deleted.filter(|c| c["type"] == 3) {
+                        let uri = change["uri"].as_str().unwrap_or_default();
+                        self.publish_after(slice, uri, None, Vec::new());
+                    }
+                }
+                self.publish_all();
+            }
+            // pyright's workspace mode does nothing on a save.
+            "textDocument/didSave" if self.opts.modes.workspace.is_some() => {}
+            "textDocument/didSave" => self.publish_all(),
             _ => {}
         }
     }
@@ -862,6 +899,10 @@ impl Server {
         if self.opts.pull || self.opts.modes.silent {
             return;
         }
+        if let Some(slice) = self.opts.modes.workspace {
+            self.analyse_workspace(slice);
+            return;
+        }
         let defs = self.defined_names();
         for doc in self.docs.values() {
             let modes = &self.opts.modes;
@@ -915,6 +956,44 @@ impl Server {
                 self.publish(uri.as_str(), None, diagnostics(&text, &defs));
             }
         }
+    }
+
+    /// `workspace`: one analysis of every file, as pyright paces it (see the mode).
+    fn analyse_workspace(&self, slice: Duration) {
+        let defs = self.defined_names();
+        let n = self.analyses.get() + 1;
+        self.analyses.set(n);
+        let token = format!("analysis-{n}");
+        for doc in self.docs.values() {
+            let diagnostics = diagnostics(&doc.text, &defs);
+            self.publish_after(slice, &doc.uri, Some(doc.version), diagnostics);
+        }
+        let create = Request::new(
+            RequestId::from(format!("create-{n}")),
+            "window/workDoneProgress/create".to_owned(),
+            json!({"token": token}),
+        );
+        self.send_after(slice, create.into());
+        let progress = |value: Value| -> Message {
+            Notification::new(
+                "$/progress".to_owned(),
+                json!({"token": token, "value": value}),
+            )
+            .into()
+        };
+        self.send_after(2 * slice, progress(json!({"kind": "begin", "title": ""})));
+        if let Some(root) = &self.root {
+            let mut files = Vec::new();
+            fake_files(root, &mut files);
+            for path in files.iter().filter(|p| !self.docs.contains_key(*p)) {
+                let (Ok(text), Ok(uri)) = (fs::read_to_string(path), Url::from_file_path(path))
+                else {
+                    continue;
+                };
+                self.publish_after(2 * slice, uri.as_str(), None, diagnostics(&text, &defs));
+            }
+        }
+        self.send_after(2 * slice, progress(json!({"kind": "end"})));
     }
 
     fn publish(&self, uri: &str, version: Option<i64>, diagnostics: Vec<Value>) {

@@ -1,0 +1,255 @@
+"""Fetch the corpus's pinned real projects from the package registries into the cache.
+
+    python3 bench/corpus/fetch.py [--projects rich,go-cmp] [--force]
+
+Each project is downloaded with its registry's own client (pip, npm, apt-get, cargo)
+at the version pinned in projects.py, unpacked into
+`${LSPGATE_CORPUS_DIR:-~/.cache/lspgate-corpus}/<project>/`, and given what its batch
+checker and its language server need to see the same project (see projects.py). A
+project already prepared at the same pin is left alone: the stamp file `.corpus-pin`
+says which pin a tree holds. Nothing here is committed; the trees are rebuilt from the
+registries on a fresh machine.
+
+Why registries and not a copy in the repository: the projects are other people's
+code, tens of megabytes, and the pins make the bench reproducible anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from projects import GO_ENV, Project, select  # noqa: E402
+
+PIN_FILE = ".corpus-pin"
+
+
+class FetchError(Exception):
+    pass
+
+
+def run(cmd: list[str], cwd: Path | None = None, env: dict | None = None,
+        timeout: float = 900) -> str:
+    """Run a registry client; a failure becomes one line naming the command."""
+    full_env = dict(os.environ, **(env or {}))
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{' '.join(cmd[:4])}: timed out after {timeout:.0f}s") from None
+    except OSError as e:
+        raise FetchError(f"{cmd[0]}: {e.strerror}") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or [""]
+        raise FetchError(f"{' '.join(cmd[:5])}: exit {proc.returncode}: {last[0][:300]}")
+    return proc.stdout
+
+
+def untar(archive: Path, into: Path) -> None:
+    with tarfile.open(archive) as tar:
+        try:
+            tar.extractall(into, filter="data")
+        except TypeError:  # Python 3.11 before 3.11.4 has no filters; the archive
+            tar.extractall(into)  # noqa: S202  comes from the registry's own client
+
+
+def only_child(d: Path) -> Path:
+    kids = [p for p in d.iterdir() if p.is_dir()]
+    if len(kids) != 1:
+        raise FetchError(f"expected one directory in {d}, found {len(kids)}")
+    return kids[0]
+
+
+# --- per registry ---------------------------------------------------------------------
+
+def fetch_pypi(spec: str, work: Path) -> Path:
+    """An sdist, as `pip download --no-binary :all:` gets it."""
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+         "--no-binary", ":all:", "--dest", str(work / "dl"), spec])
+    archive = next((work / "dl").glob("*.tar.gz"), None)
+    if archive is None:
+        raise FetchError(f"pip download {spec}: no sdist")
+    untar(archive, work / "x")
+    return only_child(work / "x")
+
+
+def fetch_npm(spec: str, work: Path) -> Path:
+    (work / "dl").mkdir()
+    run(["npm", "pack", "--silent", spec], cwd=work / "dl")
+    archive = next((work / "dl").glob("*.tgz"), None)
+    if archive is None:
+        raise FetchError(f"npm pack {spec}: no tarball")
+    untar(archive, work / "x")
+    return only_child(work / "x")
+
+
+def fetch_deb(spec: str, work: Path) -> Path:
+    """A Debian package's files, unpacked with dpkg-deb (not installed)."""
+    (work / "dl").mkdir()
+    try:
+        run(["apt-get", "download", "-q", spec], cwd=work / "dl")
+    except FetchError:
+        # A fresh machine may have no package lists yet.
+        run(["apt-get", "update", "-qq"])
+        run(["apt-get", "download", "-q", spec], cwd=work / "dl")
+    deb = next((work / "dl").glob("*.deb"))
+    run(["dpkg-deb", "-x", str(deb), str(work / "x")])
+    return work / "x"
+
+
+def fetch_crate(name: str, version: str, work: Path) -> Path:
+    """A crate's source as cargo downloads it: a throwaway package that depends on it
+    exactly, `cargo fetch`, and the path cargo metadata gives for it."""
+    proj = work / "fetcher"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "lib.rs").write_text("")
+    (proj / "Cargo.toml").write_text(
+        '[package]\nname = "corpus-fetcher"\nversion = "0.0.0"\nedition = "2021"\n\n'
+        f'[dependencies]\n{name} = "={version}"\n')
+    run(["cargo", "fetch", "--quiet"], cwd=proj)
+    meta = json.loads(run(["cargo", "metadata", "--format-version", "1", "--offline"],
+                          cwd=proj))
+    for pkg in meta["packages"]:
+        if pkg["name"] == name and pkg["version"] == version:
+            return Path(pkg["manifest_path"]).parent
+    raise FetchError(f"cargo fetch {name} {version}: not in cargo metadata")
+
+
+# --- per project ----------------------------------------------------------------------
+
+def prepare(p: Project, work: Path) -> Path:
+    """Fetch `p` and make it a project its checker and its server agree on. Returns
+    the tree to move into the cache."""
+    kind, spec = p.source.split(":", 1)
+    out = work / "tree"
+    if p.name == "rich":
+        src = fetch_pypi(spec, work)
+        shutil.copytree(src, out)
+    elif p.name == "django":
+        src = fetch_pypi(spec, work)
+        out.mkdir()
+        # The package and its metadata; tests/, docs/, js_tests/ are not what the
+        # checker checks, and a server asked about them would report errors the
+        # truth never sees.
+        shutil.copytree(src / "django", out / "django")
+        for f in ("pyproject.toml", "LICENSE", "README.rst"):
+            if (src / f).exists():
+                shutil.copy2(src / f, out / f)
+        (out / "pyrightconfig.json").write_text('{\n  "include": ["django"]\n}\n')
+    elif p.name in ("mobx", "mobx-ts7"):
+        pkg, *extra = spec.split("+")
+        src = fetch_npm(pkg, work)
+        out.mkdir()
+        shutil.copytree(src / "src", out / "src")
+        shutil.copy2(src / "LICENSE", out / "LICENSE")
+        # mobx publishes no tsconfig; this one is its repository's spirit (strict, no
+        # implicit-any checks) with a lib new enough for the Set methods it uses.
+        (out / "tsconfig.json").write_text(json.dumps({"compilerOptions": {
+            "target": "es2022", "lib": ["es2025", "dom"], "module": "esnext",
+            "moduleResolution": "bundler", "strict": True, "noImplicitAny": False,
+            "noImplicitThis": False, "noEmit": True, "experimentalDecorators": True,
+            "skipLibCheck": True, "types": ["node"]}, "include": ["src"]}, indent=2) + "\n")
+        (out / "package.json").write_text(json.dumps(
+            {"name": "mobx-corpus", "version": "0.0.0", "private": True}, indent=2) + "\n")
+        run(["npm", "install", "--no-audit", "--no-fund", "--silent", "--save-dev",
+             "@types/node@22.20.5", *extra], cwd=out)
+    elif p.name == "go-cmp":
+        x = fetch_deb(spec, work)
+        mods = list(x.rglob("go.mod"))
+        if len(mods) != 1:
+            raise FetchError(f"{spec}: expected one go.mod, found {len(mods)}")
+        shutil.copytree(mods[0].parent, out, symlinks=False)
+        # Offline module mode: the module has no requirements, so an empty go.sum and
+        # GOPROXY=off are all it takes.
+        (out / "go.sum").touch()
+        run(["go", "build", "./..."], cwd=out, env=GO_ENV)
+    elif p.name == "lua":
+        crate, dirname = spec.split(":")
+        name, version = crate.split("==")
+        src = fetch_crate(name, version, work) / dirname
+        shutil.copytree(src, out)
+        write_compile_commands(out)
+    elif p.name == "itertools":
+        name, version = spec.split("==")
+        src = fetch_crate(name, version, work)
+        shutil.copytree(src, out)
+        trim_cargo_toml(out)
+        # Build the dependencies once, so a check is as incremental as a user's.
+        run(["cargo", "check", "--all-targets", "--quiet"], cwd=out, timeout=1800)
+    else:
+        raise FetchError(f"no recipe for {p.name}")
+    return out
+
+
+# The flags the lua-src crate compiles Lua 5.4 with on Linux (its src/lib.rs).
+LUA_FLAGS = ["-std=gnu99", "-O2", "-Wall", "-DLUA_USE_LINUX", "-DLUA_COMPAT_5_3"]
+
+
+def write_compile_commands(root: Path) -> None:
+    """One entry per library translation unit. `directory` is "." here: every copy the
+    bench makes rewrites it to the copy's absolute path (workspace.py), as the format
+    wants."""
+    cmds = []
+    for c in sorted(root.glob("*.c")):
+        if c.name in ("lua.c", "luac.c", "onelua.c"):
+            continue  # programs, not part of the library the crate builds
+        cmds.append({"directory": ".", "file": c.name,
+                     "arguments": ["gcc", *LUA_FLAGS, "-c", c.name, "-o", c.stem + ".o"]})
+    (root / "compile_commands.json").write_text(json.dumps(cmds, indent=1) + "\n")
+
+
+def trim_cargo_toml(root: Path) -> None:
+    """Drop tests, benches, examples and dev-dependencies: building criterion and its
+    tree would dominate every check of a 50-module crate."""
+    text = (root / "Cargo.toml").read_text()
+    blocks = re.split(r"(?m)^(?=\[)", text)
+    keep = [b for b in blocks
+            if not re.match(r"\[\[(test|bench|example)\]\]|\[dev-dependencies", b)]
+    (root / "Cargo.toml").write_text("".join(keep))
+    for d in ("tests", "benches", "examples"):
+        shutil.rmtree(root / d, ignore_errors=True)
+
+
+def fetch(p: Project, force: bool) -> Path:
+    dest = p.tree()
+    pin = dest / PIN_FILE
+    if not force and pin.exists() and pin.read_text().strip() == p.source:
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=f".{p.name}-") as tmp:
+        work = Path(tmp)
+        tree = prepare(p, work)
+        (tree / PIN_FILE).write_text(p.source + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        tree.rename(dest)
+    return dest
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--projects", help="comma-separated subset (default: all)")
+    ap.add_argument("--force", action="store_true", help="fetch again even when cached")
+    args = ap.parse_args()
+    status = 0
+    for p in select(args.projects):
+        try:
+            path = fetch(p, args.force)
+            print(f"corpus: {p.name}: {path}", file=sys.stderr)
+        except FetchError as e:
+            print(f"corpus: {p.name}: fetch failed: {e}", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The corpus: which real projects, pinned how, checked by which batch checker.
+
+One table shared by fetch.py (brings the projects), truth.py (runs the batch checker
+before and after each case to make the expected results) and score.py (runs lspgate on
+the cases and times the batch checker). Everything a project needs beyond its pinned
+release (a pyrightconfig.json, a tsconfig.json, a compile_commands.json, a trimmed
+Cargo.toml) is written by fetch.py and described here, so the truth and lspgate see
+the same project with the same settings.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "cases"
+
+
+def cache_dir() -> Path:
+    """Where fetched projects live: never in the repository."""
+    env = os.environ.get("LSPGATE_CORPUS_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lspgate-corpus"
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    language: str  # the table's language column
+    source: str  # how fetch.py gets it, with the pin: "pypi:rich==13.9.4"
+    checker: list[str]  # the batch checker, run at the project's top
+    checker_label: str
+    # The diffs live in cases/<diffs_from>/ (mobx-ts7 reuses mobx's edits); the
+    # expected results always in cases/<name>/.
+    diffs_from: str = ""
+    # Not part of the project for the checker (build output, installed packages):
+    # ignored by the copy's git repository, so restoring a case never removes them.
+    gitignore: tuple[str, ...] = ()
+    # The server's own re-check client (score.py): which kind, or "" when none is
+    # measured honestly.
+    recheck: str = ""
+    notes: str = ""
+    env: dict = field(default_factory=dict)
+
+    @property
+    def case_dir(self) -> Path:
+        return CASES / self.name
+
+    @property
+    def diff_dir(self) -> Path:
+        return CASES / (self.diffs_from or self.name)
+
+    def tree(self) -> Path:
+        """The prepared, pristine tree in the cache (fetch.py makes it)."""
+        return cache_dir() / self.name
+
+    def checker_cmd(self, root: Path) -> list[str]:
+        cmd = list(self.checker)
+        local = root / cmd[0]
+        if "/" in cmd[0] and local.exists():
+            cmd[0] = str(local)
+        elif shutil.which(cmd[0]) is None and "/" not in cmd[0]:
+            raise FileNotFoundError(f"{cmd[0]} is not installed")
+        return cmd
+
+
+# Offline Go: no proxy, no toolchain download, no checksum database; the module has
+# no dependencies, so module mode needs nothing from outside.
+GO_ENV = {"GOPROXY": "off", "GOFLAGS": "-mod=mod", "GONOSUMDB": "*", "GOTOOLCHAIN": "local",
+          "GOSUMDB": "off"}
+
+PROJECTS = [
+    Project("rich", "Python", "pypi:rich==13.9.4", ["pyright", "--outputjson"],
+            "pyright", recheck="pyright",
+            notes="78 modules under rich/, inline types; pygments and markdown-it are not "
+                  "installed (their imports are errors before and after)"),
+    Project("django", "Python", "pypi:django==5.2.8", ["pyright", "--outputjson"],
+            "pyright", recheck="pyright",
+            notes="883 modules; pyrightconfig.json include [\"django\"]; tests/ and docs/ "
+                  "removed so the project is what the checker checks"),
+    Project("mobx", "TypeScript 6", "npm:mobx@6.13.7", ["tsc", "--noEmit", "-p", "."],
+            "tsc --noEmit (6)", gitignore=("node_modules/",), recheck="",
+            notes="58 .ts files under src/, re-export barrel src/internal.ts; tsconfig.json "
+                  "written by fetch.py; @types/node@22.20.5 from npm; global TypeScript 6"),
+    Project("mobx-ts7", "TypeScript 7", "npm:mobx@6.13.7+typescript@7.0.2",
+            ["node_modules/.bin/tsc", "--noEmit", "-p", "."], "tsc --noEmit (7)",
+            diffs_from="mobx", gitignore=("node_modules/",), recheck="tsgo",
+            notes="the same sources with typescript@7.0.2 installed in the project (its tsc "
+                  "is the native compiler)"),
+    Project("go-cmp", "Go", "deb:golang-github-google-go-cmp-dev=0.5.9-1",
+            ["go", "vet", "./..."], "go vet ./...", recheck="gopls", env=GO_ENV,
+            notes="github.com/google/go-cmp from Debian's sources (34 files, 44 with "
+                  "tests), no dependencies, module mode offline"),
+    Project("lua", "C", "crate:lua-src==547.0.0:lua-5.4.7", ["clang", "-fsyntax-only"],
+            "clang -fsyntax-only per TU", recheck="clangd",
+            notes="Lua 5.4.7's sources shipped in the lua-src crate; compile_commands.json "
+                  "written by fetch.py with the crate's own flags"),
+    Project("itertools", "Rust", "crate:itertools==0.14.0",
+            ["cargo", "check", "--all-targets", "--message-format=json"],
+            "cargo check", gitignore=("target/",), recheck="rust-analyzer",
+            notes="50 modules, one dependency (either) from crates.io; tests, benches, "
+                  "examples and dev-dependencies removed, dependencies built once by fetch.py"),
+]
+
+BY_NAME = {p.name: p for p in PROJECTS}
+
+
+def select(names: str | None) -> list[Project]:
+    if not names:
+        return list(PROJECTS)
+    out = []
+    for n in names.split(","):
+        n = n.strip()
+        if n not in BY_NAME:
+            raise SystemExit(f"corpus: unknown project {n!r} (known: {', '.join(BY_NAME)})")
+        out.append(BY_NAME[n])
+    return out

@@ -1,0 +1,476 @@
+"""Score lspgate on the real-project corpus: does it find what the batch checker finds,
+only that, and how fast, cold and warm.
+
+    python3 bench/corpus/score.py --lspgate target/release/lspgate
+        [--projects rich,go-cmp] [--cases rename-pick-bool,...] [--runs N]
+        [--modes cold,warm] [--no-recheck] [--smoke] [--out FILE.md] [--save DIR]
+
+For each project (fetched into the cache first, fetch.py) the scorer makes one fresh
+copy, a git repository of one commit, and then, one heavy thing at a time:
+
+  1. times the batch checker once on the whole pristine project (the user's
+     alternative, in this same run);
+  2. cold: for each case, `lspgate patch CASE.diff --format json --no-daemon` on the
+     copy, then `git checkout` + `git clean` back to the pristine commit;
+  3. warm: `lspgate daemon start`, one untimed `lspgate check` of a file to warm the
+     servers, then each case through the daemon, the copy restored with git between
+     cases behind the daemon's back, as a user's repository is; `daemon stop`;
+  4. the server's own re-check time for each case's edit, by the minimal client of
+     recheck.py (same server, same settings, warm; blank where it cannot be measured
+     honestly).
+
+Each lspgate report is scored against the case's committed expected result (truth.py):
+an error is the pair (path, 0-based line); lspgate's are the diagnostics with
+`new: true` and severity Error in its JSON. Dependent recall counts the truth's new
+errors in files other than the edited ones that lspgate reported as new; precision
+counts lspgate's new errors that the truth has, edited files included. clangd reports
+an error of an included header at the `#include` line as "In included file: MSG";
+such a diagnostic matches the truth's errors with message MSG in a header. A unit the
+batch compiler stopped at a fatal error (an include not found) is not judged past it:
+clangd's further errors there count as right.
+
+The exit code is right when it is the case's `expect_exit` (1 for a breaking edit, 0
+for a clean one); 3 (incomplete) is wrong unless a case says so.
+
+--smoke (CI): rich's rename and go-cmp's rename, once each way; checks that the tables
+are produced and every run gave a report, not the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import recheck  # noqa: E402
+from common import (CorpusError, checker_env, make_copy, parse_diff,  # noqa: E402
+                    restore, run_checker)
+from fetch import FetchError, fetch  # noqa: E402
+from projects import Project, select  # noqa: E402
+
+SMOKE = {"rich": ["rename-pick-bool"], "go-cmp": ["rename-type-string"]}
+# A cold Django start (pyright's whole-project analysis) takes about a minute here;
+# the default 60s start-up budget would turn the bench into a start-up test.
+DEFAULT_GATE_ARGS = ["--startup-timeout", "300s"]
+RUN_TIMEOUT = 900  # seconds for one lspgate run, whatever it waits for
+INCLUDED = "In included file: "
+
+
+@dataclass
+class Case:
+    project: Project
+    name: str
+    diff: Path
+    meta: dict
+
+    @property
+    def expected(self) -> dict:
+        return self.meta["expected"]
+
+    @property
+    def want_exit(self) -> int:
+        return int(self.meta.get("expect_exit", 1 if self.meta.get("kind") == "breaking" else 0))
+
+
+@dataclass
+class Outcome:
+    case: Case
+    mode: str
+    wall: float = float("nan")  # seconds
+    exit: int | None = None
+    truth_dep: int = 0
+    found_dep: int = 0
+    gate_new: int = 0
+    gate_in_truth: int = 0
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def exit_right(self) -> bool:
+        return self.exit == self.case.want_exit
+
+    @property
+    def clean_ok(self) -> bool | None:
+        if self.case.meta.get("kind") != "clean":
+            return None
+        return self.exit == 0 and self.gate_new == 0
+
+
+def load_cases(p: Project, only: set[str] | None) -> list[Case]:
+    cases = []
+    for meta_path in sorted(p.case_dir.glob("*.json")):
+        name = meta_path.stem
+        if only and name not in only:
+            continue
+        meta = json.loads(meta_path.read_text())
+        if "expected" not in meta:
+            raise CorpusError(f"{p.name}/{name}: no expected result: run bench/corpus/truth.py")
+        cases.append(Case(p, name, p.diff_dir / f"{name}.diff", meta))
+    return cases
+
+
+# --- running lspgate ---------------------------------------------------------------
+
+class Gate:
+    """lspgate with a private state directory: the bench's history database, daemon
+    sockets and logs are nobody else's."""
+
+    def __init__(self, binary: Path, state: Path, env: dict, extra: list[str]):
+        self.binary = binary
+        self.env = dict(env, NO_COLOR="1")
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+                    "XDG_RUNTIME_DIR"):
+            d = state / var.lower()
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.env[var] = str(d)
+        self.env["LSPGATE_RUNTIME_DIR"] = str(state / "run")
+        (state / "run").mkdir(exist_ok=True, mode=0o700)
+        self.env.pop("LSPGATE_NO_DAEMON", None)
+        self.extra = extra
+
+    def run(self, root: Path, args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
+        t0 = time.monotonic()
+        proc = subprocess.run([str(self.binary), "-C", str(root), *args], env=self.env,
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+        return time.monotonic() - t0, proc
+
+    def patch(self, root: Path, diff: Path, cold: bool) -> tuple[float, subprocess.CompletedProcess]:
+        args = ["patch", str(diff), "--format", "json", "-q", *self.extra]
+        if cold:
+            args.append("--no-daemon")
+        return self.run(root, args)
+
+
+def gate_errors(report: dict) -> set[tuple[str, int | str]]:
+    """lspgate's new errors as (path, line), or (INCLUDED, message) for clangd's
+    "In included file" diagnostics."""
+    out: set[tuple[str, int | str]] = set()
+    for f in report.get("files", []):
+        for d in f.get("diagnostics", []):
+            if not d.get("new") or d.get("severity") != "Error":
+                continue
+            msg = (d.get("message") or "").strip().splitlines()[0] if d.get("message") else ""
+            if msg.startswith(INCLUDED):
+                out.add((INCLUDED, msg[len(INCLUDED):].strip()))
+            else:
+                out.add((f["path"], d["range"]["start"]["line"]))
+    return out
+
+
+def score(case: Case, o: Outcome, report: dict) -> None:
+    exp = case.expected
+    edited = set(exp["edited"])
+    truth = {(path, line) for path, line, _ in exp["new_errors"]}
+    header_msgs = {msg for path, _, msg in exp["new_errors"] if path.endswith((".h", ".hpp"))}
+    header_at = {(path, line): msg for path, line, msg in exp["new_errors"]
+                 if path.endswith((".h", ".hpp"))}
+    gate = gate_errors(report)
+    included = {m for k, m in gate if k == INCLUDED}
+
+    def found(e: tuple[str, int]) -> bool:
+        return e in gate or (e in header_at and header_at[e] in included)
+
+    # A fatal error (an include not found) stops the batch checker's unit; clangd goes
+    # on and reports what follows. Errors after it in such a file are not judged wrong.
+    fatal = {path for path, _, msg in exp["new_errors"] if msg.endswith("file not found")}
+
+    def right(g: tuple[str, int | str]) -> bool:
+        if g[0] == INCLUDED:
+            return g[1] in header_msgs
+        return g in truth or g[0] in fatal
+
+    dep = {e for e in truth if e[0] not in edited}
+    o.truth_dep = len(dep)
+    o.found_dep = sum(1 for e in dep if found(e))
+    o.gate_new = len(gate)
+    o.gate_in_truth = sum(1 for g in gate if right(g))
+    for s in report.get("servers", []):
+        if s.get("status") != "ok":
+            o.notes.append(f"{s.get('name')}: {s.get('status')}")
+    for n in report.get("notes", []) or []:
+        o.notes.append(str(n)[:80])
+
+
+SAVE: Path | None = None  # --save: where each run's report and stderr are kept
+
+
+def run_case(gate: Gate, root: Path, case: Case, mode: str) -> Outcome:
+    o = Outcome(case, mode)
+    try:
+        wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
+        o.wall = wall
+        o.exit = proc.returncode
+        if SAVE is not None:
+            stem = SAVE / f"{case.project.name}.{case.name}.{mode}"
+            n = len(list(SAVE.glob(stem.name + ".*.json")))
+            Path(f"{stem}.{n}.json").write_text(proc.stdout)
+            Path(f"{stem}.{n}.stderr").write_text(proc.stderr)
+            Path(f"{stem}.{n}.wall").write_text(f"{wall:.3f} {proc.returncode}\n")
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError:
+            o.error = f"no JSON report (exit {proc.returncode}): " + \
+                (proc.stderr.strip().splitlines() or [""])[-1][:200]
+            return o
+        score(case, o, report)
+    except subprocess.TimeoutExpired:
+        o.error = f"lspgate ran more than {RUN_TIMEOUT}s"
+    finally:
+        restore(root)
+    return o
+
+
+def warm_file(cases: list[Case]) -> str:
+    """A file the first case edits, as it stands before: the warm-up check asks about it."""
+    for c in cases:
+        for d in parse_diff(c.diff.read_text()):
+            if d.old:
+                return d.old
+    raise CorpusError("no case edits an existing file")
+
+
+def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch: Path,
+                log) -> tuple[list[Outcome], float, str, dict]:
+    root = make_copy(p, scratch)
+    env = checker_env(p)
+    if p.language == "Rust":
+        # cargo keeps the last check: on an untouched copy it does nothing. A user's
+        # check after an edit re-checks the crate, its dependencies built: that.
+        os.utime(root / "src" / "lib.rs")
+    batch = run_checker(p, root)
+    log(f"{p.name}: {p.checker_label}: {batch.seconds:.2f}s, {len(batch.errors)} errors")
+    outcomes: list[Outcome] = []
+    gate = Gate(gate_binary, scratch / "state", env, args.gate_args)
+    if "cold" in args.modes:
+        for case in cases:
+            for _ in range(args.runs):
+                o = run_case(gate, root, case, "cold")
+                outcomes.append(o)
+                log(f"{p.name}/{case.name} cold: {brief(o)}")
+    if "warm" in args.modes:
+        try:
+            gate.run(root, ["daemon", "start"])
+            wall, proc = gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
+                                         *args.gate_args])
+            log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
+            for case in cases:
+                for _ in range(args.runs):
+                    o = run_case(gate, root, case, "warm")
+                    outcomes.append(o)
+                    log(f"{p.name}/{case.name} warm: {brief(o)}")
+        except subprocess.TimeoutExpired:
+            log(f"{p.name}: warm-up check ran more than {RUN_TIMEOUT}s")
+        finally:
+            try:
+                gate.run(root, ["daemon", "stop"])
+            except subprocess.TimeoutExpired:
+                log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
+            restore(root)
+    rechecks: dict = {}
+    if args.recheck and p.recheck:
+        t0 = time.monotonic()
+        rechecks = recheck.measure(p, root, [(c.name, c.diff) for c in cases], env)
+        log(f"{p.name}: server re-check client ({p.recheck}) took "
+            f"{time.monotonic() - t0:.0f}s: " + ", ".join(f"{k}={fmt_recheck(v)}"
+                                                          for k, v in rechecks.items()))
+    return outcomes, batch.seconds, p.checker_label, rechecks
+
+
+def brief(o: Outcome) -> str:
+    if o.error:
+        return o.error
+    return (f"exit {o.exit} (want {o.case.want_exit}), found {o.found_dep}/{o.truth_dep} "
+            f"dependent, {o.gate_in_truth}/{o.gate_new} of its new errors right, "
+            f"{o.wall:.2f}s" + (f"; {'; '.join(o.notes)}" if o.notes else ""))
+
+
+# --- tables --------------------------------------------------------------------------
+
+def pct(num: int, den: int) -> str:
+    return "-" if den == 0 else f"{100 * num / den:.0f}% ({num}/{den})"
+
+
+def secs(v: float | None) -> str:
+    return "-" if v is None or v != v else f"{v:.2f}"
+
+
+def fmt_recheck(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v.split(":")[0]  # "timeout" or "failed"; the log has the reason
+    return f"{v / 1000:.2f}"
+
+
+def table(head: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def median(vals: list[float]) -> float | None:
+    vals = [v for v in vals if v == v]
+    return statistics.median(vals) if vals else None
+
+
+def case_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
+    head = ["project", "case", "mode", "dependent recall", "precision", "clean", "exit (want)",
+            "wall s", "batch s", "ratio", "server re-check s", "notes"]
+    rows = []
+    for o in outcomes:
+        p = o.case.project
+        b = batch.get(p.name)
+        rc = rechecks.get(p.name, {}).get(o.case.name) if p.recheck else None
+        clean = {None: "", True: "ok", False: "WRONG"}[o.clean_ok]
+        if o.error:
+            rows.append([p.name, o.case.name, o.mode, "-", "-", clean, f"{o.exit} ({o.case.want_exit})",
+                         secs(o.wall), secs(b), "-", fmt_recheck(rc), o.error[:100]])
+            continue
+        exit_s = f"{o.exit} ({o.case.want_exit})" + ("" if o.exit_right else " WRONG")
+        rows.append([p.name, o.case.name, o.mode, pct(o.found_dep, o.truth_dep),
+                     pct(o.gate_in_truth, o.gate_new), clean, exit_s, secs(o.wall), secs(b),
+                     f"{o.wall / b:.1f}x" if b else "-", fmt_recheck(rc),
+                     "; ".join(o.notes)[:120]])
+    return table(head, rows)
+
+
+def language_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
+    head = ["language", "mode", "cases", "dependent recall", "precision", "clean edits ok",
+            "exit right", "median wall s", "batch s", "median ratio to batch",
+            "median server re-check s", "median wall / re-check"]
+    rows = []
+    groups: dict[tuple[str, str], list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault((o.case.project.language, o.mode), []).append(o)
+    for (lang, mode), os_ in groups.items():
+        ok = [o for o in os_ if not o.error]
+        td = sum(o.truth_dep for o in ok)
+        fd = sum(o.found_dep for o in ok)
+        gn = sum(o.gate_new for o in ok)
+        gt = sum(o.gate_in_truth for o in ok)
+        cleans = [o for o in os_ if o.case.meta.get("kind") == "clean"]
+        projects = sorted({o.case.project.name for o in os_})
+        b = [batch[n] for n in projects if n in batch]  # one per project
+        ratios = [o.wall / batch[o.case.project.name] for o in ok
+                  if batch.get(o.case.project.name)]
+        rcs, per = [], []
+        for o in ok:
+            v = rechecks.get(o.case.project.name, {}).get(o.case.name)
+            if isinstance(v, (int, float)):
+                rcs.append(v / 1000)
+                per.append(o.wall / (v / 1000) if v > 0 else float("nan"))
+        rows.append([lang, mode, str(len(os_)), pct(fd, td), pct(gt, gn),
+                     f"{sum(1 for o in cleans if o.clean_ok)}/{len(cleans)}",
+                     f"{sum(1 for o in os_ if o.exit_right)}/{len(os_)}",
+                     secs(median([o.wall for o in ok])),
+                     secs(b[0]) if len(b) == 1 else
+                     ", ".join(f"{n} {secs(batch[n])}" for n in projects if n in batch),
+                     secs(median(ratios)) + "x" if ratios else "-",
+                     secs(median(rcs)), secs(median(per)) + "x" if per else "-"])
+    return table(head, rows)
+
+
+def lspgate_version(binary: Path) -> str:
+    try:
+        return subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "lspgate (version unknown)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lspgate", type=Path, required=True)
+    ap.add_argument("--projects", help="comma-separated subset (default: all)")
+    ap.add_argument("--cases", help="comma-separated case names (default: all)")
+    ap.add_argument("--runs", type=int, default=1, help="runs of each case per mode")
+    ap.add_argument("--modes", default="cold,warm", help="cold, warm or both")
+    ap.add_argument("--no-recheck", dest="recheck", action="store_false",
+                    help="skip the server's own re-check time")
+    ap.add_argument("--smoke", action="store_true",
+                    help="two small cases; check the tables are produced (CI)")
+    ap.add_argument("--gate-args", default=" ".join(DEFAULT_GATE_ARGS),
+                    help="extra lspgate options for every run (default: %(default)s)")
+    ap.add_argument("--out", type=Path, help="also write the tables to this file")
+    ap.add_argument("--save", type=Path, help="keep every lspgate report (JSON and stderr) "
+                    "in this directory")
+    args = ap.parse_args()
+    global SAVE
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
+        SAVE = args.save
+    args.gate_args = args.gate_args.split()
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if args.smoke:
+        args.projects = ",".join(SMOKE)
+        args.runs = 1
+    only = set(args.cases.split(",")) if args.cases else None
+    binary = args.lspgate.resolve()
+    if not binary.exists():
+        print(f"corpus: {binary}: no such lspgate binary", file=sys.stderr)
+        return 2
+
+    def log(msg: str) -> None:
+        print(f"corpus: {msg}", file=sys.stderr, flush=True)
+
+    t0 = time.monotonic()
+    load_start = os.getloadavg()[0]
+    outcomes: list[Outcome] = []
+    batch: dict[str, float] = {}
+    labels: dict[str, str] = {}
+    rechecks: dict[str, dict] = {}
+    failures = []
+    for p in select(args.projects):
+        try:
+            fetch(p, force=False)
+            wanted = set(SMOKE[p.name]) if args.smoke else only
+            cases = load_cases(p, wanted)
+            if not cases:
+                continue
+            with tempfile.TemporaryDirectory(prefix=f"corpus-{p.name}-") as tmp:
+                o, b, label, rc = run_project(p, cases, args, binary, Path(tmp), log)
+            outcomes += o
+            batch[p.name] = b
+            labels[p.name] = label
+            rechecks[p.name] = rc
+        except (CorpusError, FetchError, OSError) as e:
+            log(f"{p.name}: {e}")
+            failures.append(p.name)
+    elapsed = time.monotonic() - t0
+
+    out = [f"lspgate corpus: {lspgate_version(binary)}, {platform.machine()}, "
+           f"{os.cpu_count()} cores (load average {load_start:.1f} at the start, "
+           f"{os.getloadavg()[0]:.1f} at the end: other work on the machine slows every "
+           f"column alike); {len(outcomes)} runs in {elapsed:.0f}s; "
+           f"lspgate options: {' '.join(args.gate_args) or '(defaults)'}", "",
+           "Batch checkers (whole project, this run): " + ", ".join(
+               f"{n} `{labels[n]}` {batch[n]:.2f}s" for n in batch), "",
+           "### Per language", "", language_table(outcomes, batch, rechecks), "",
+           "### Per case", "", case_table(outcomes, batch, rechecks), ""]
+    text = "\n".join(out)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    broken = [o for o in outcomes if o.error]
+    if failures or broken:
+        log(f"{len(failures)} projects failed, {len(broken)} runs gave no report")
+        return 1
+    if args.smoke and not outcomes:
+        log("smoke: no run was made")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

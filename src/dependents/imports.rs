@@ -1,0 +1,726 @@
+//! Each language's imports, read from a file's text and resolved to files of the
+//! workspace. Reading is line- and token-based, not a parser: it looks for the forms
+//! an import takes and may find one in a string or comment. That errs towards more
+//! dependents, which costs time, never a missed break.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+/// The languages whose imports the scan resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    /// TypeScript and JavaScript.
+    Script,
+    /// C, C++ and Objective-C: `#include`.
+    C,
+    Go,
+}
+
+impl Language {
+    pub fn of(path: &Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?;
+        Some(match ext {
+            "py" | "pyi" => Language::Python,
+            "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => Language::Script,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp"
+            | "inl" | "tpp" | "m" | "mm" => Language::C,
+            "go" => Language::Go,
+            _ => return None,
+        })
+    }
+}
+
+/// One resolved import of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    pub target: PathBuf,
+    /// The importing file passes the target's names on (`export * from`, a Python
+    /// package's `__init__` importing from its own modules).
+    pub reexport: bool,
+}
+
+/// What resolving needs to know about the workspace.
+pub struct Resolver<'a> {
+    known: &'a HashSet<PathBuf>,
+    /// Python module name → file, against the root and its `src/`.
+    modules: HashMap<String, PathBuf>,
+    /// Python file → its module name (the shortest, `src/` layouts' own).
+    module_of: HashMap<PathBuf, String>,
+    /// File name → the files of that name, for `#include` by path suffix.
+    by_name: HashMap<String, Vec<PathBuf>>,
+    /// Directory → its files, for Go packages.
+    by_dir: HashMap<PathBuf, Vec<PathBuf>>,
+    /// tsconfig's `baseUrl` (absolute) and `paths`.
+    base_url: Option<PathBuf>,
+    paths: Vec<(String, Vec<String>)>,
+    /// `go.mod`'s module path and the directory it is in.
+    go_module: Option<(String, PathBuf)>,
+}
+
+const SCRIPT_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+
+impl<'a> Resolver<'a> {
+    pub fn new(root: &Path, known: &'a HashSet<PathBuf>) -> Resolver<'a> {
+        let mut modules = HashMap::new();
+        let mut module_of = HashMap::new();
+        let mut by_name: HashMap<String, Vec<PathBuf>> = HashMap::new();
+        let mut by_dir: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        let python_roots = [root.to_path_buf(), root.join("src")];
+        for path in known {
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                by_name
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(path.clone());
+            }
+            if let Some(dir) = path.parent() {
+                by_dir
+                    .entry(dir.to_path_buf())
+                    .or_default()
+                    .push(path.clone());
+            }
+            if Language::of(path) == Some(Language::Python) {
+                for base in &python_roots {
+                    if let Some(name) = module_name(base, path) {
+                        let shorter = module_of
+                            .get(path)
+                            .is_none_or(|known: &String| known.len() > name.len());
+                        if shorter {
+                            module_of.insert(path.clone(), name.clone());
+                        }
+                        // A stub and its module are one module; either will do.
+                        modules.entry(name).or_insert_with(|| path.clone());
+                    }
+                }
+            }
+        }
+        let (base_url, paths) = tsconfig(root);
+        Resolver {
+            known,
+            modules,
+            module_of,
+            by_name,
+            by_dir,
+            base_url,
+            paths,
+            go_module: go_module(root),
+        }
+    }
+
+    /// The files of the workspace that `path` (in `language`, with `text`) imports.
+    pub fn imports(&self, language: Language, path: &Path, text: &str) -> Vec<Import> {
+        let mut out = match language {
+            Language::Python => self.python(path, text),
+            Language::Script => self.script(path, text),
+            Language::C => self.c(path, text),
+            Language::Go => self.go(path, text),
+        };
+        out.retain(|i| i.target != path);
+        out
+    }
+
+    fn python(&self, path: &Path, text: &str) -> Vec<Import> {
+        let is_init = path.file_stem().is_some_and(|s| s == "__init__");
+        let package = self.package_of(path);
+        let mut out = Vec::new();
+        for statement in python_statements(text) {
+            if let Some(rest) = statement.strip_prefix("import ") {
+                for part in rest.split(',') {
+                    let name = part.split_whitespace().next().unwrap_or("");
+                    out.extend(self.module(name).map(|target| Import {
+                        target,
+                        reexport: false,
+                    }));
+                }
+            } else if let Some(rest) = statement.strip_prefix("from ") {
+                let Some((from, names)) = rest.split_once(" import ") else {
+                    continue;
+                };
+                let from = from.trim();
+                let relative = from.starts_with('.');
+                let Some(base) = absolute_module(from, package.as_deref()) else {
+                    continue;
+                };
+                let reexport = is_init && relative;
+                if let Some(target) = self.module(&base) {
+                    out.push(Import { target, reexport });
+                }
+                let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+                for name in names.split(',') {
+                    let name = name.split_whitespace().next().unwrap_or("");
+                    if name.is_empty() || name == "*" {
+                        continue;
+                    }
+                    let full = if base.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{base}.{name}")
+                    };
+                    if let Some(target) = self.module(&full) {
+                        out.push(Import { target, reexport });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The dotted package `path` is in, as its modules name it.
+    fn package_of(&self, path: &Path) -> Option<String> {
+        let own = self.module_of.get(path)?.clone();
+        let is_init = path.file_stem().is_some_and(|s| s == "__init__");
+        if is_init {
+            return Some(own);
+        }
+        Some(
+            own.rsplit_once('.')
+                .map(|(p, _)| p.to_string())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn module(&self, name: &str) -> Option<PathBuf> {
+        if name.is_empty() {
+            return None;
+        }
+        self.modules.get(name).cloned()
+    }
+
+    fn script(&self, path: &Path, text: &str) -> Vec<Import> {
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        script_specifiers(text)
+            .into_iter()
+            .filter_map(|(spec, reexport)| {
+                let target = self.resolve_script(dir, &spec)?;
+                Some(Import { target, reexport })
+            })
+            .collect()
+    }
+
+    fn resolve_script(&self, dir: &Path, spec: &str) -> Option<PathBuf> {
+        if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+            return self.script_file(&normalize(&dir.join(spec)));
+        }
+        for (pattern, targets) in &self.paths {
+            let Some(star) = matches_pattern(pattern, spec) else {
+                continue;
+            };
+            let base = self.base_url.as_deref()?;
+            for target in targets {
+                let candidate = normalize(&base.join(target.replace('*', star)));
+                if let Some(found) = self.script_file(&candidate) {
+                    return Some(found);
+                }
+            }
+        }
+        let base = self.base_url.as_deref()?;
+        self.script_file(&normalize(&base.join(spec)))
+    }
+
+    /// A specifier's file, by TypeScript's rules: as written, with each extension,
+    /// `./x.js` as `./x.ts`, or a directory's `index`.
+    fn script_file(&self, base: &Path) -> Option<PathBuf> {
+        if self.known.contains(base) {
+            return Some(base.to_path_buf());
+        }
+        let text = base.to_string_lossy();
+        for (js, ts) in [
+            (".js", ".ts"),
+            (".jsx", ".tsx"),
+            (".mjs", ".mts"),
+            (".cjs", ".cts"),
+        ] {
+            if let Some(stem) = text.strip_suffix(js) {
+                for candidate in [format!("{stem}{ts}"), format!("{stem}.d{ts}")] {
+                    let candidate = PathBuf::from(candidate);
+                    if self.known.contains(&candidate) {
+                        return Some(candidate);
+                    }
+                }
+            }
+        }
+        for ext in SCRIPT_EXTENSIONS {
+            let candidate = PathBuf::from(format!("{text}.{ext}"));
+            if self.known.contains(&candidate) {
+                return Some(candidate);
+            }
+        }
+        SCRIPT_EXTENSIONS
+            .iter()
+            .map(|ext| base.join(format!("index.{ext}")))
+            .find(|candidate| self.known.contains(candidate))
+    }
+
+    fn c(&self, path: &Path, text: &str) -> Vec<Import> {
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let mut out = Vec::new();
+        for included in c_includes(text) {
+            let beside = normalize(&dir.join(&included));
+            if self.known.contains(&beside) {
+                out.push(Import {
+                    target: beside,
+                    reexport: false,
+                });
+                continue;
+            }
+            // On an include path: any file whose path ends with the included one.
+            let name = Path::new(&included)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("");
+            let suffix = Path::new(&included);
+            for candidate in self.by_name.get(name).into_iter().flatten() {
+                if candidate.ends_with(suffix) {
+                    out.push(Import {
+                        target: candidate.clone(),
+                        reexport: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn go(&self, path: &Path, text: &str) -> Vec<Import> {
+        let mut out = Vec::new();
+        // A package's files see one another's names.
+        if let Some(dir) = path.parent() {
+            out.extend(self.go_files(dir));
+        }
+        let Some((module, module_dir)) = &self.go_module else {
+            return out;
+        };
+        for import in go_imports(text) {
+            let rest = if import == *module {
+                Some("")
+            } else {
+                import
+                    .strip_prefix(module.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+            };
+            if let Some(rest) = rest {
+                out.extend(self.go_files(&module_dir.join(rest)));
+            }
+        }
+        out
+    }
+
+    fn go_files(&self, dir: &Path) -> Vec<Import> {
+        let dir = normalize(dir);
+        self.by_dir
+            .get(&dir)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.extension().is_some_and(|e| e == "go"))
+            .map(|p| Import {
+                target: p.clone(),
+                reexport: false,
+            })
+            .collect()
+    }
+}
+
+/// `path`'s dotted module name under `base`: `pkg/mod.py` → `pkg.mod`,
+/// `pkg/__init__.py` → `pkg`.
+fn module_name(base: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?;
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    let file = parts.pop()?;
+    let stem = file
+        .strip_suffix(".pyi")
+        .or_else(|| file.strip_suffix(".py"))?;
+    if stem != "__init__" {
+        parts.push(stem.to_string());
+    }
+    if parts.is_empty() || parts.iter().any(|p| p.contains('.') || p.contains('-')) {
+        return None;
+    }
+    Some(parts.join("."))
+}
+
+/// `from` of a Python `from X import`, absolute: leading dots climb from `package`.
+fn absolute_module(from: &str, package: Option<&str>) -> Option<String> {
+    let dots = from.chars().take_while(|c| *c == '.').count();
+    if dots == 0 {
+        return Some(from.to_string());
+    }
+    let mut base: Vec<&str> = package?.split('.').filter(|p| !p.is_empty()).collect();
+    for _ in 1..dots {
+        base.pop()?;
+    }
+    let rest = &from[dots..];
+    if !rest.is_empty() {
+        base.push(rest);
+    }
+    Some(base.join("."))
+}
+
+/// Python `import` and `from` statements, one per entry, with a parenthesised name
+/// list joined onto one line.
+fn python_statements(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(mut statement) = open.take() {
+            statement.push(' ');
+            statement.push_str(line);
+            if line.contains(')') {
+                out.push(statement);
+            } else {
+                open = Some(statement);
+            }
+            continue;
+        }
+        if !(line.starts_with("import ") || line.starts_with("from ")) {
+            continue;
+        }
+        let line = line.trim_end_matches('\\').to_string();
+        if line.contains('(') && !line.contains(')') {
+            open = Some(line);
+        } else {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// Module specifiers of a script, each with whether its statement re-exports:
+/// `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`,
+/// `require("x")`.
+fn script_specifiers(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &text[i..];
+        let (keyword_len, kind) = if starts_word(text, i, "from") {
+            (4, Kind::From)
+        } else if starts_word(text, i, "import") {
+            (6, Kind::Import)
+        } else if starts_word(text, i, "require") {
+            (7, Kind::Call)
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let after = text[i + keyword_len..].trim_start();
+        let after = match kind {
+            Kind::Call => after.strip_prefix('(').map(str::trim_start),
+            Kind::Import => Some(after.strip_prefix('(').map_or(after, str::trim_start)),
+            Kind::From => Some(after),
+        };
+        if let Some(spec) = after.and_then(quoted) {
+            let reexport = kind == Kind::From && statement_keyword(text, i) == Some("export");
+            out.push((spec.to_string(), reexport));
+        }
+        i += keyword_len;
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    From,
+    Import,
+    Call,
+}
+
+/// Whether `word` starts at byte `at` of `text` as a whole word.
+fn starts_word(text: &str, at: usize, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text[at..].starts_with(word)
+        && text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_ident(c) && c != '.')
+        && text[at + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !is_ident(c))
+}
+
+/// The string literal at the start of `s`, without its quotes.
+fn quoted(s: &str) -> Option<&str> {
+    let quote = s.chars().next().filter(|c| matches!(c, '"' | '\'' | '`'))?;
+    let body = &s[1..];
+    let end = body.find(quote)?;
+    Some(&body[..end])
+}
+
+/// `import` or `export`, whichever last began a statement before byte `at`.
+fn statement_keyword(text: &str, at: usize) -> Option<&'static str> {
+    let before = &text[..at];
+    let last = |word: &str| {
+        before
+            .rmatch_indices(word)
+            .map(|(i, _)| i)
+            .find(|&i| starts_word(text, i, word))
+    };
+    match (last("import"), last("export")) {
+        (Some(i), Some(e)) => Some(if e > i { "export" } else { "import" }),
+        (None, Some(_)) => Some("export"),
+        (Some(_), None) => Some("import"),
+        (None, None) => None,
+    }
+}
+
+/// The text matched by `*` when `spec` matches tsconfig `paths` pattern `pattern`.
+fn matches_pattern<'s>(pattern: &str, spec: &'s str) -> Option<&'s str> {
+    match pattern.split_once('*') {
+        Some((prefix, suffix)) => spec
+            .strip_prefix(prefix)?
+            .strip_suffix(suffix)
+            .filter(|s| !s.is_empty()),
+        None => (pattern == spec).then_some(""),
+    }
+}
+
+/// The files `#include`d (or `#import`ed) by a C-family text.
+fn c_includes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix('#')?.trim_start();
+            let rest = rest
+                .strip_prefix("include")
+                .or_else(|| rest.strip_prefix("import"))?
+                .trim_start();
+            let close = match rest.chars().next()? {
+                '"' => '"',
+                '<' => '>',
+                _ => return None,
+            };
+            let body = &rest[1..];
+            Some(body[..body.find(close)?].to_string())
+        })
+        .collect()
+}
+
+/// The import paths of a Go file: `import "x"`, `import alias "x"`, and the lines of
+/// an `import ( … )` block.
+fn go_imports(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        if in_block {
+            if line.starts_with(')') {
+                in_block = false;
+                continue;
+            }
+        } else if let Some(rest) = line.strip_prefix("import") {
+            let rest = rest.trim_start();
+            if rest.starts_with('(') {
+                in_block = !rest.contains(')');
+                continue;
+            }
+        } else {
+            continue;
+        }
+        if let Some(start) = line.find('"')
+            && let Some(len) = line[start + 1..].find('"')
+        {
+            out.push(line[start + 1..start + 1 + len].to_string());
+        }
+    }
+    out
+}
+
+/// `go.mod`'s module path, and its directory: the root's.
+fn go_module(root: &Path) -> Option<(String, PathBuf)> {
+    let text = std::fs::read_to_string(root.join("go.mod")).ok()?;
+    let module = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("module "))?
+        .trim()
+        .trim_matches('"')
+        .to_string();
+    Some((module, root.to_path_buf()))
+}
+
+/// tsconfig.json's (or jsconfig.json's) `baseUrl`, made absolute, and `paths`. Their
+/// `paths` resolve against `baseUrl`, else against the config's directory.
+fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
+    let Some(text) = ["tsconfig.json", "jsconfig.json"]
+        .iter()
+        .find_map(|name| std::fs::read_to_string(root.join(name)).ok())
+    else {
+        return (None, Vec::new());
+    };
+    let Ok(config) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(&text)) else {
+        return (None, Vec::new());
+    };
+    let options = &config["compilerOptions"];
+    let base_url = options["baseUrl"]
+        .as_str()
+        .map(|b| normalize(&root.join(b)));
+    let paths: Vec<(String, Vec<String>)> = options["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(pattern, targets)| {
+            let targets = targets
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect();
+            (pattern.clone(), targets)
+        })
+        .collect();
+    let base_url = base_url.or_else(|| (!paths.is_empty()).then(|| root.to_path_buf()));
+    (base_url, paths)
+}
+
+/// tsconfig is JSON with comments and trailing commas: both removed, strings kept.
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                out.extend(chars.next());
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    // Trailing commas: a comma whose next non-space character closes.
+    let mut cleaned = String::with_capacity(out.len());
+    let chars: Vec<char> = out.chars().collect();
+    let mut in_string = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '"' && (i == 0 || chars[i - 1] != '\\') {
+            in_string = !in_string;
+        }
+        if c == ',' && !in_string {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if matches!(next, Some('}') | Some(']')) {
+                continue;
+            }
+        }
+        cleaned.push(c);
+    }
+    cleaned
+}
+
+/// `path` with `.` and `..` taken out, without asking the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_relative_imports_climb_from_the_package() {
+        assert_eq!(
+            absolute_module(".", Some("pkg.sub")).as_deref(),
+            Some("pkg.sub")
+        );
+        assert_eq!(
+            absolute_module(".mod", Some("pkg")).as_deref(),
+            Some("pkg.mod")
+        );
+        assert_eq!(
+            absolute_module("..x", Some("pkg.sub")).as_deref(),
+            Some("pkg.x")
+        );
+        assert_eq!(absolute_module("...x", Some("pkg")), None);
+        assert_eq!(absolute_module("a.b", None).as_deref(), Some("a.b"));
+    }
+
+    #[test]
+    fn python_statements_join_parenthesised_names() {
+        let text = "import os\nfrom .x import (\n    a,  # one\n    b,\n)\nx = 1\n";
+        assert_eq!(
+            python_statements(text),
+            ["import os", "from .x import ( a, b, )"]
+        );
+    }
+
+    #[test]
+    fn script_specifiers_and_reexports() {
+        let text = "import { a } from \"./a\";\nexport * from './errors';\nexport {\n  b,\n} from \"./b\"\nconst c = require('./c');\nimport('./d');\nimport './e';\nconst from = 1;\n";
+        assert_eq!(
+            script_specifiers(text),
+            [
+                ("./a".to_string(), false),
+                ("./errors".to_string(), true),
+                ("./b".to_string(), true),
+                ("./c".to_string(), false),
+                ("./d".to_string(), false),
+                ("./e".to_string(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn tsconfig_with_comments_and_trailing_commas() {
+        let text = "{\n  // paths\n  \"compilerOptions\": { \"baseUrl\": \"./src\", /* x */ \"paths\": { \"@/*\": [\"lib/*\",], }, },\n  \"include\": [\"a//b\"]\n}";
+        let value: serde_json::Value =
+            serde_json::from_str(&strip_jsonc(text)).expect("parses after stripping");
+        assert_eq!(value["compilerOptions"]["baseUrl"], "./src");
+        assert_eq!(value["include"][0], "a//b");
+        assert_eq!(matches_pattern("@/*", "@/util/x"), Some("util/x"));
+        assert_eq!(matches_pattern("exact", "exact"), Some(""));
+    }
+
+    #[test]
+    fn go_import_forms() {
+        let text = "package a\n\nimport \"fmt\"\nimport (\n\t\"example.com/m/b\" // why\n\tc \"example.com/m/c\"\n)\n";
+        assert_eq!(
+            go_imports(text),
+            ["fmt", "example.com/m/b", "example.com/m/c"]
+        );
+    }
+
+    #[test]
+    fn c_include_forms() {
+        let text = "#include \"a.h\"\n  #  include <lib/b.h>\n#import \"c.h\"\n#define X \"d.h\"\n";
+        assert_eq!(c_includes(text), ["a.h", "lib/b.h", "c.h"]);
+    }
+}
