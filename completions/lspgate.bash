@@ -159,7 +159,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__check)
-            opts="-q -C -h --staged --patch --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            opts="-q -C -h --staged --patch --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -187,6 +187,10 @@ _lspgate() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
                     return 0
                     ;;
                 --max-entries)
@@ -437,7 +441,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__edit)
-            opts="-q -C -h --old --new --replace-all --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            opts="-q -C -h --old --new --replace-all --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,6 +473,10 @@ _lspgate() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
                     return 0
                     ;;
                 --max-entries)
@@ -797,7 +805,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__mcp)
-            opts="-q -C -h --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --format --color --quiet --root --trust-project --help"
+            opts="-q -C -h --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --format --color --quiet --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -817,6 +825,10 @@ _lspgate() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
                     return 0
                     ;;
                 --max-entries)
@@ -877,7 +889,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__patch)
-            opts="-p -q -C -h --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            opts="-p -R -q -C -h --reverse --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -905,6 +917,10 @@ _lspgate() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
                     return 0
                     ;;
                 --max-entries)
@@ -957,7 +973,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__write)
-            opts="-q -C -h --content --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            opts="-q -C -h --content --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -985,6 +1001,10 @@ _lspgate() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
                     return 0
                     ;;
                 --max-entries)

@@ -50,6 +50,10 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l cross-file-tim
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand write" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
 always\t''
@@ -73,6 +77,10 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l cross-file-time
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand edit" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
 always\t''
@@ -96,12 +104,17 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l cross-file-tim
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -s R -l reverse -d 'Apply the patch in reverse, as `git apply -R`: undo a patch applied before'
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
 complete -c lspgate -n "__fish_lspgate_using_subcommand patch" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
@@ -118,6 +131,10 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l cross-file-tim
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
 always\t''
@@ -209,6 +226,10 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l cross-file-timeo
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l format -d 'Output form [default: text]' -r -f -a "text\t''
 json\t''"

@@ -2,7 +2,7 @@
 # Everything CI runs, in order: install the language servers and the MCP client the
 # `lspgate mcp` tests drive (the official Python SDK, in a venv), check formatting and
 # lints, run the whole test suite (fake-server and real-server tests), then the
-# edit-latency and daemon-latency benches in smoke mode (they check the tables are
+# edit-latency, daemon-latency and TypeScript 7 benches in smoke mode (they check the tables are
 # produced, not the numbers).
 # With CI=true (as .ci/run sets it) a missing language server (or MCP client) fails
 # its tests instead of being noted and passed over.
@@ -31,6 +31,7 @@ bench_smoke() {
   LSPGATE="$lspgate" bash bench/edit-latency.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/daemon-latency.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/corpus.sh --smoke || status=1
+  LSPGATE="$lspgate" bash bench/typescript7.sh --smoke || status=1
   return $status
 }
 

@@ -89,6 +89,9 @@ pub enum Command {
         /// Strip N leading components from the paths in the patch, as `git apply -p`.
         #[arg(short = 'p', value_name = "N", default_value_t = 1)]
         strip: usize,
+        /// Apply the patch in reverse, as `git apply -R`: undo a patch applied before.
+        #[arg(short = 'R', long)]
+        reverse: bool,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -258,6 +261,10 @@ pub struct ReportArgs {
     /// Exit 1 when a new diagnostic at or above this severity exists [default: error]
     #[arg(long, value_enum, env = "LSPGATE_FAIL_ON")]
     pub fail_on: Option<FailOn>,
+    /// List diagnostics at or above this severity, and always those at --fail-on
+    /// (`warning` hides infos and hints) [default: hint]
+    #[arg(long, value_enum, env = "LSPGATE_SEVERITY")]
+    pub severity: Option<Severity>,
     /// Never touch the disk: the servers see the new text in memory only.
     #[arg(long)]
     pub dry_run: bool,
@@ -291,6 +298,19 @@ pub enum FailOn {
     Error,
     Warning,
     Never,
+}
+
+/// The lowest severity the blocks list (`--severity`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    #[default]
+    Hint,
 }
 
 /// A server log message's level (LSP's `MessageType`), most severe first.

@@ -25,8 +25,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::cli::{ColorChoice, FailOn, Format, ReportArgs};
-use crate::servers::{self, Origin, ServerSpec, WaitProfile};
+use crate::cli::{ColorChoice, FailOn, Format, ReportArgs, Severity};
+use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
 
 /// The project's config file, at the top of the workspace.
 pub const PROJECT_FILE: &str = ".lspgate.toml";
@@ -177,6 +177,7 @@ pub struct FileOptions {
     pub cross_file_timeout: Option<Duration>,
     pub all: Option<bool>,
     pub fail_on: Option<FailOn>,
+    pub severity: Option<Severity>,
     pub no_daemon: Option<bool>,
     pub max_entries: Option<usize>,
     pub color: Option<ColorChoice>,
@@ -192,6 +193,7 @@ impl FileOptions {
             cross_file_timeout: over.cross_file_timeout.or(self.cross_file_timeout),
             all: over.all.or(self.all),
             fail_on: over.fail_on.or(self.fail_on),
+            severity: over.severity.or(self.severity),
             no_daemon: over.no_daemon.or(self.no_daemon),
             max_entries: over.max_entries.or(self.max_entries),
             color: over.color.or(self.color),
@@ -209,6 +211,7 @@ struct RawFile {
     cross_file_timeout: Option<Dur>,
     all: Option<bool>,
     fail_on: Option<FailOn>,
+    severity: Option<Severity>,
     no_daemon: Option<bool>,
     max_entries: Option<usize>,
     color: Option<ColorChoice>,
@@ -229,6 +232,7 @@ impl RawFile {
             cross_file_timeout: self.cross_file_timeout.map(|d| d.0),
             all: self.all,
             fail_on: self.fail_on,
+            severity: self.severity,
             no_daemon: self.no_daemon,
             max_entries: self.max_entries,
             color: self.color,
@@ -253,6 +257,7 @@ struct RawServer {
     versioned_publish: Option<bool>,
     project_wide: Option<bool>,
     install_hint: Option<String>,
+    role: Option<Role>,
 }
 
 /// `language-id = "lua"` for every extension, or `{ ts = "typescript", ... }` per
@@ -385,12 +390,20 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         trust_env,
     )?;
     // Here rather than in `load_from`: it looks at what is installed.
+    let workspace = canonical(workspace);
     if !loaded.trusted {
-        let workspace = canonical(workspace);
         for spec in &mut loaded.servers {
             pin_tsserver(spec, &workspace, &mut loaded.notes, &which);
         }
     }
+    // After the pin: which TypeScript typescript-language-server would run counts.
+    crate::typescript::choose(
+        &mut loaded.servers,
+        &workspace,
+        loaded.trusted,
+        &mut loaded.notes,
+        &which,
+    );
     Ok(loaded)
 }
 
@@ -424,7 +437,16 @@ pub fn check_commands(
                 || (!is_path(&c.command)
                     && Path::new(&spec.command).is_absolute()
                     && Path::new(&spec.command).file_name() == Some(OsStr::new(&c.command)));
-            command && c.args == spec.args
+            // The TypeScript 7 program `typescript::choose` picked for the client
+            // (the project's own only in a trusted workspace).
+            let typescript_7 = spec.name == servers::TSGO
+                && c.origin == Origin::BuiltIn
+                && crate::typescript::permitted(
+                    &spec.command,
+                    &canonical(workspace),
+                    loaded.trusted,
+                );
+            (command || typescript_7) && c.args == spec.args
         });
         if !matches {
             return Err(match configured {
@@ -582,7 +604,7 @@ fn pin_tsserver(
 /// (`<dir>/node_modules/typescript` for each directory above it, as for the global
 /// npm root `/usr/lib/node_modules`), else the package of the `tsserver` on PATH.
 /// Never one inside the workspace.
-fn installed_tsserver(
+pub(crate) fn installed_tsserver(
     program: &Path,
     workspace: &Path,
     which: &dyn Fn(&str) -> Option<PathBuf>,
@@ -665,6 +687,7 @@ impl Layer<'_> {
                 origin: self.origin,
                 disabled: false,
                 not_checked: Vec::new(),
+                coverage: Coverage::default(),
             };
             spec.args = server.args.clone().unwrap_or_default();
             self.tune(name, server, &mut spec, &mut loaded.notes)?;
@@ -827,6 +850,9 @@ impl Layer<'_> {
         }
         if let Some(hint) = &server.install_hint {
             spec.install_hint = hint.clone();
+        }
+        if let Some(role) = server.role {
+            spec.coverage.role = role;
         }
         Ok(())
     }
@@ -1258,6 +1284,9 @@ pub struct Options {
     pub cross_file_timeout: Duration,
     pub all: bool,
     pub fail_on: FailOn,
+    /// The lowest severity listed (`--severity`).
+    #[serde(default)]
+    pub severity: Severity,
     pub dry_run: bool,
     pub reject: bool,
     pub no_daemon: bool,
@@ -1274,6 +1303,7 @@ impl Default for Options {
             cross_file_timeout: DEFAULT_CROSS_FILE_TIMEOUT,
             all: false,
             fail_on: FailOn::Error,
+            severity: Severity::Hint,
             dry_run: false,
             reject: false,
             no_daemon: false,
@@ -1337,6 +1367,7 @@ fn resolve_options_with(
         .unwrap_or(d.cross_file_timeout),
         all: boolean(args.all, "LSPGATE_ALL", files.all)?,
         fail_on: args.fail_on.or(files.fail_on).unwrap_or(d.fail_on),
+        severity: args.severity.or(files.severity).unwrap_or(d.severity),
         dry_run: boolean(args.dry_run, "LSPGATE_DRY_RUN", None)?,
         reject: boolean(args.reject, "LSPGATE_REJECT", None)?,
         no_daemon: boolean(args.no_daemon, "LSPGATE_NO_DAEMON", files.no_daemon)?,
@@ -1365,8 +1396,9 @@ pub fn candidates<'a>(
     })
 }
 
-/// The first enabled server for `path` whose command is installed; if none is, the
-/// first that covers it, so the caller can say which one is missing.
+/// The checker for `path`: the first enabled checker covering it whose command is
+/// installed; if none is, the first that covers it, so the caller can say which one
+/// is missing. Linters are [`servers_for`]'s.
 pub fn server_for<'a>(servers: &'a [ServerSpec], path: &Path) -> Option<&'a ServerSpec> {
     server_for_with(servers, path, &|command| which(command).is_some())
 }
@@ -1376,12 +1408,80 @@ fn server_for_with<'a>(
     path: &Path,
     installed: &dyn Fn(&str) -> bool,
 ) -> Option<&'a ServerSpec> {
-    let mut covering = candidates(servers, path);
+    let mut covering = candidates(servers, path).filter(|s| s.coverage.role == Role::Checker);
     let first = covering.next()?;
     if installed(&first.command) {
         return Some(first);
     }
     covering.find(|s| installed(&s.command)).or(Some(first))
+}
+
+/// Every server that checks `path`: its checker ([`server_for`]: one of the type
+/// checkers or compilers covering it), then each linter covering it that applies
+/// here: installed, and configured by the project when it needs to be; a missing one
+/// only when the project configures it (its checks were asked for and are not made).
+pub fn servers_for<'a>(
+    servers: &'a [ServerSpec],
+    path: &Path,
+    workspace: &Path,
+) -> Vec<&'a ServerSpec> {
+    servers_for_with(servers, path, workspace, &|command| {
+        which(command).is_some()
+    })
+}
+
+fn servers_for_with<'a>(
+    servers: &'a [ServerSpec],
+    path: &Path,
+    workspace: &Path,
+    installed: &dyn Fn(&str) -> bool,
+) -> Vec<&'a ServerSpec> {
+    let mut out: Vec<&ServerSpec> = server_for_with(servers, path, installed)
+        .into_iter()
+        .collect();
+    for linter in candidates(servers, path).filter(|s| s.coverage.role == Role::Linter) {
+        let configured = || has_config(linter, path, workspace);
+        let applies = if installed(&linter.command) {
+            !linter.coverage.needs_config || configured()
+        } else {
+            configured()
+        };
+        if applies {
+            out.push(linter);
+        }
+    }
+    out
+}
+
+/// Whether one of `spec`'s config files (`NAME`, or `NAME:TEXT` for a file holding
+/// TEXT) is in `path`'s directory or above, up to the workspace.
+pub fn has_config(spec: &ServerSpec, path: &Path, workspace: &Path) -> bool {
+    let markers = &spec.coverage.config_files;
+    if markers.is_empty() {
+        return false;
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if !d.starts_with(workspace) {
+            break;
+        }
+        for marker in markers {
+            let (name, needle) = match marker.split_once(':') {
+                Some((name, needle)) => (name, Some(needle)),
+                None => (marker.as_str(), None),
+            };
+            let file = d.join(name);
+            let found = match needle {
+                None => file.exists(),
+                Some(needle) => std::fs::read_to_string(&file).is_ok_and(|t| t.contains(needle)),
+            };
+            if found {
+                return true;
+            }
+        }
+        dir = d.parent();
+    }
+    false
 }
 
 /// Why `path`, which no enabled server covers, is still a file some server would check
@@ -1876,10 +1976,15 @@ anything = 1
     #[test]
     fn an_untrusted_project_cannot_turn_a_check_off_silently() {
         let py = Path::new("a.py");
-        for project in [
-            "[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n",
-            "[server.pyright]\nextensions = [\"nope\"]\n[server.basedpyright]\nextensions = [\"nope\"]\n",
-        ] {
+        // Every type checker for .py (pyright, basedpyright, ty, pyrefly): with one
+        // left, the file is still checked.
+        let all = |key: &str| {
+            ["pyright", "basedpyright", "ty", "pyrefly"]
+                .map(|name| format!("[server.{name}]\n{key}\n"))
+                .concat()
+        };
+        for project in [all("disabled = true"), all("extensions = [\"nope\"]")] {
+            let project = project.as_str();
             let loaded = Fixture::new().project(project).loaded();
             assert!(server_for(&loaded.servers, py).is_none(), "{project}");
             let why = stopped_check(&loaded.servers, py).expect("a reason");

@@ -235,10 +235,7 @@ pub fn classify(before: &[Diagnostic], after: &[Diagnostic], map: &LineMap) -> C
         diagnostics: after
             .iter()
             .zip(&after_matched)
-            .map(|(diagnostic, &matched)| Reported {
-                diagnostic: (*diagnostic).clone(),
-                new: !matched,
-            })
+            .map(|(diagnostic, &matched)| Reported::new((*diagnostic).clone(), !matched))
             .collect(),
         fixed: before
             .iter()

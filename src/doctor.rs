@@ -21,7 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{self, ConfigError};
-use crate::servers::{Origin, ServerSpec};
+use crate::servers::{Origin, Role, ServerSpec};
 use crate::workspace;
 
 /// How long a `--version` probe may run before it is killed and its server shown as
@@ -73,6 +73,11 @@ pub struct ServerInfo {
     /// could not be learnt (pyright-langserver has no `--version`).
     pub version: Option<String>,
     pub install_hint: String,
+    /// Checker (one per file) or linter (beside it).
+    pub role: Role,
+    /// Why it is used in this workspace, or not, when the project decided it (which
+    /// TypeScript the project is on).
+    pub why: Option<String>,
 }
 
 impl ServerInfo {
@@ -112,8 +117,13 @@ pub struct FileExplanation {
     pub path: PathBuf,
     /// Without the dot; `None` for a file without one (`Makefile`).
     pub extension: Option<String>,
-    /// The enabled servers covering the extension, in preference order.
+    /// The enabled checkers covering the extension, in preference order.
     pub candidates: Vec<String>,
+    /// The linters that check it beside the chosen checker (`config::servers_for`).
+    pub linters: Vec<String>,
+    /// Why the file goes unchecked though a server would check it (`config::stopped_check`),
+    /// when no checker covers it.
+    pub not_checked: Option<String>,
     /// Servers covering the extension that a config file disabled.
     pub disabled: Vec<String>,
     /// `None` when no enabled server covers the file: a run writes it and reports it as
@@ -180,6 +190,8 @@ pub fn gather(
             path,
             version,
             install_hint: spec.install_hint.clone(),
+            role: spec.coverage.role,
+            why: spec.coverage.why.clone(),
         })
         .collect();
     Ok(Doctor {
@@ -245,7 +257,14 @@ fn normalize(path: &Path) -> PathBuf {
 /// The check's choice for `path`, with the reasons behind it.
 fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplanation {
     let extension = path.extension().and_then(OsStr::to_str).map(str::to_owned);
-    let candidates: Vec<&ServerSpec> = config::candidates(servers, path).collect();
+    let candidates: Vec<&ServerSpec> = config::candidates(servers, path)
+        .filter(|s| s.coverage.role == Role::Checker)
+        .collect();
+    let linters: Vec<String> = config::servers_for(servers, path, workspace)
+        .into_iter()
+        .filter(|s| s.coverage.role == Role::Linter)
+        .map(|s| s.name.clone())
+        .collect();
     let disabled = servers
         .iter()
         .filter(|s| {
@@ -289,6 +308,12 @@ fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplana
         path: path.to_path_buf(),
         extension,
         candidates: candidates.iter().map(|s| s.name.clone()).collect(),
+        linters,
+        not_checked: if chosen.is_none() {
+            config::stopped_check(servers, path)
+        } else {
+            None
+        },
         disabled,
         chosen,
     }
@@ -317,7 +342,7 @@ fn probe_versions(paths: &[Option<PathBuf>], timeout: Duration) -> Vec<Option<St
         if paths[..index].contains(&Some(path.clone())) {
             continue;
         }
-        match npm_package_version(path) {
+        match npm_package_version(path).or_else(|| pip_package_version(path)) {
             Some(version) => versions[index] = Some(version),
             None => probes.extend(spawn_probe(index, path)),
         }
@@ -418,10 +443,20 @@ fn version_args(path: &Path) -> &'static [&'static str] {
 /// complain that no `--stdio` was given.
 fn npm_package_version(path: &Path) -> Option<String> {
     let script = path.canonicalize().ok()?;
+    // A `.js` file, or an extensionless `#!/usr/bin/env node` one (`bin/tsgo`,
+    // vscode-langservers-extracted's `bin/vscode-eslint-language-server`).
+    let node_shebang = || {
+        let mut head = [0u8; 64];
+        let n = File::open(&script)
+            .and_then(|mut f| f.read(&mut head))
+            .unwrap_or(0);
+        let first = String::from_utf8_lossy(&head[..n]);
+        first.starts_with("#!") && first.lines().next().is_some_and(|l| l.ends_with("node"))
+    };
     let is_script = matches!(
         script.extension().and_then(OsStr::to_str),
         Some("js" | "mjs" | "cjs")
-    );
+    ) || (script.extension().is_none() && node_shebang());
     if !is_script {
         return None;
     }
@@ -439,6 +474,48 @@ fn npm_package_version(path: &Path) -> Option<String> {
             .get("version")
             .and_then(serde_json::Value::as_str)
             .and_then(version_line);
+    }
+    None
+}
+
+/// The version of a server installed from PyPI whose entry point is a Python script
+/// (`#!/venv/bin/python3`, `from basedpyright.langserver import main`), read from
+/// its distribution's `PKG-VERSION.dist-info` beside the package, without running
+/// it: basedpyright-langserver has no `--version`.
+fn pip_package_version(path: &Path) -> Option<String> {
+    let mut head = String::new();
+    File::open(path)
+        .ok()?
+        .take(PROBE_OUTPUT_LIMIT)
+        .read_to_string(&mut head)
+        .ok()?;
+    let interpreter = head.lines().next()?.strip_prefix("#!")?.trim();
+    if !Path::new(interpreter)
+        .file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|n| n.starts_with("python"))
+    {
+        return None;
+    }
+    let package = head.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("from ")?;
+        let module = rest.split_whitespace().next()?;
+        module.split('.').next().map(str::to_string)
+    })?;
+    // `<env>/bin/python3` → `<env>/lib/python3.X/site-packages`.
+    let env = Path::new(interpreter).parent()?.parent()?;
+    let prefix = format!("{}-", package.replace('-', "_"));
+    for lib in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
+        let site = lib.path().join("site-packages");
+        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(version) = name
+                .strip_suffix(".dist-info")
+                .and_then(|n| n.strip_prefix(&prefix))
+            {
+                return version_line(version);
+            }
+        }
     }
     None
 }

@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod report;
 pub mod servers;
 pub mod staged;
+pub mod typescript;
 pub mod wait;
 pub mod workspace;
 
@@ -134,10 +135,15 @@ fn dispatch(cli: Cli, raw_args: &[OsString]) -> anyhow::Result<i32> {
         Command::Patch {
             patch,
             strip,
+            reverse,
             report,
         } => {
             let patch = read_patch(patch.as_deref(), &run_dir)?;
-            let request = Reporting::Patch { patch, strip };
+            let request = Reporting::Patch {
+                patch,
+                strip,
+                reverse,
+            };
             report_run(&setting(&report), &invocation, request, report.quiet)
         }
         Command::Check {
@@ -291,6 +297,8 @@ pub enum Reporting {
     Patch {
         patch: Vec<u8>,
         strip: usize,
+        /// Apply it in reverse (`patch -R`).
+        reverse: bool,
     },
     /// `paths` alone, or `staged`, or an applied `patch`.
     Check {
@@ -320,7 +328,16 @@ impl Reporting {
                 &new,
                 replace_all,
             )?),
-            Reporting::Patch { patch, strip } => {
+            Reporting::Patch {
+                patch,
+                strip,
+                reverse,
+            } => {
+                let patch = if reverse {
+                    edit::reverse_patch(&patch)?
+                } else {
+                    patch
+                };
                 check::Job::Edit(edit::plan_patch(workspace, run_dir, &patch, strip)?)
             }
             // --staged and --patch show the servers a change in memory (HEAD → index,

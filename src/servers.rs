@@ -1,8 +1,14 @@
 //! The server table: which language server handles which files, how to start it,
 //! what to answer its configuration requests with, and how it behaves while we wait
 //! for its diagnostics. The built-in table covers pyright, basedpyright,
-//! typescript-language-server, gopls, clangd and rust-analyzer; `config` layers the
-//! user's and the project's `.lspgate.toml` over it.
+//! typescript-language-server, gopls, clangd and rust-analyzer, and ([`extra`]) ty,
+//! pyrefly, TypeScript 7's own server, ruff and ESLint; `config` layers the user's and
+//! the project's `.lspgate.toml` over it.
+
+mod extra;
+
+pub(crate) use extra::TS_EXTENSIONS;
+pub use extra::TSGO;
 
 use std::time::Duration;
 
@@ -113,6 +119,60 @@ pub struct ServerSpec {
     /// (`config::stopped_check`).
     #[serde(default)]
     pub not_checked: Vec<(String, String)>,
+    /// How it shares files with the other servers (checker or linter), and which
+    /// files it asks about besides the edited ones.
+    #[serde(default)]
+    pub coverage: Coverage,
+}
+
+/// A server's part among the servers that cover the same files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The file's type checker or compiler: of the checkers covering a file, only
+    /// the first installed one runs (pyright before basedpyright, ty, pyrefly), so
+    /// two type checkers never both report the same problems.
+    #[default]
+    Checker,
+    /// Runs beside the checker, every installed one (ruff, ESLint).
+    Linter,
+}
+
+/// Which files besides the edited ones a server is asked about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dependents {
+    /// The likely dependents a text scan finds (`dependents::scan`), opened.
+    #[default]
+    Scan,
+    /// None: a per-file linter, whose findings in a file depend on that file alone.
+    None,
+    /// Every file of the project, pulled without opening them: TypeScript 7 answers
+    /// a pull for a closed file of its tsconfig project exactly, in milliseconds.
+    Project,
+}
+
+/// See [`ServerSpec::coverage`].
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    #[serde(default)]
+    pub role: Role,
+    /// Files (`NAME`, or `NAME:TEXT` for a file holding TEXT) in a file's directory
+    /// or above, inside the workspace, that show the project configures this
+    /// server. A linter that is missing counts (a note, exit 3) only where one is
+    /// found; with `needs_config`, it runs only there.
+    #[serde(default)]
+    pub config_files: Vec<String>,
+    /// Runs only for files under one of its `config_files` (ESLint: without a
+    /// config it has no rules to apply, and errors out).
+    #[serde(default)]
+    pub needs_config: bool,
+    #[serde(default)]
+    pub dependents: Dependents,
+    /// Why this server is used in this workspace, or not, when that was decided
+    /// from the project (which TypeScript it is on); for `lspgate servers`.
+    #[serde(default)]
+    pub why: Option<String>,
 }
 
 impl ServerSpec {
@@ -154,8 +214,17 @@ fn strs(v: &[&str]) -> Vec<String> {
 }
 
 /// The built-in table, in preference order: for an extension claimed by several
-/// servers the first one installed wins (pyright before basedpyright).
+/// checkers the first one installed wins (pyright before basedpyright, ty, pyrefly;
+/// typescript-language-server before TypeScript 7's server, unless the project's
+/// TypeScript decides, see `typescript`); every installed linter runs beside it.
 pub fn builtin() -> Vec<ServerSpec> {
+    let mut table = first_six();
+    table.extend(extra::builtin());
+    table
+}
+
+/// The entries of the first release.
+fn first_six() -> Vec<ServerSpec> {
     let python_analysis = json!({
         // `workspace` (see `set_project_wide`, which the table applies below): the
         // server's own analysis of every file is the before view and finds the
@@ -199,6 +268,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
         ServerSpec {
             name: "basedpyright".into(),
@@ -223,6 +293,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
         ServerSpec {
             name: "typescript-language-server".into(),
@@ -257,6 +328,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
         ServerSpec {
             name: "gopls".into(),
@@ -284,6 +356,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
         ServerSpec {
             name: "clangd".into(),
@@ -312,6 +385,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
         ServerSpec {
             name: "rust-analyzer".into(),
@@ -333,6 +407,7 @@ pub fn builtin() -> Vec<ServerSpec> {
             origin: Origin::BuiltIn,
             disabled: false,
             not_checked: Vec::new(),
+            coverage: Coverage::default(),
         },
     ]
 }

@@ -14,26 +14,35 @@ use serde_json::Value;
 use crate::support::Test;
 
 /// The built-in servers, in preference order.
-const BUILTINS: [&str; 6] = [
+const BUILTINS: [&str; 11] = [
     "pyright",
     "basedpyright",
     "typescript-language-server",
     "gopls",
     "clangd",
     "rust-analyzer",
+    "ty",
+    "pyrefly",
+    "tsgo",
+    "ruff",
+    "eslint",
 ];
+
+/// The built-in linters, which run beside a file's checker.
+const LINTERS: [&str; 2] = ["ruff", "eslint"];
 
 /// Options every command takes (global ones, and help).
 const GLOBAL: [&str; 4] = ["-C", "--root", "--trust-project", "--help"];
 
 /// Options of the reporting commands (write, edit, patch, check).
-const REPORT: [&str; 12] = [
+const REPORT: [&str; 13] = [
     "--format",
     "--startup-timeout",
     "--timeout",
     "--cross-file-timeout",
     "--all",
     "--fail-on",
+    "--severity",
     "--dry-run",
     "--reject",
     "--no-daemon",
@@ -46,7 +55,7 @@ const REPORT: [&str; 12] = [
 const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
-    ("patch", &["-p"], &["[PATCH]"]),
+    ("patch", &["-p", "--reverse"], &["[PATCH]"]),
     ("check", &["--staged", "--patch"], &["[PATHS]..."]),
     ("servers", &["--format"], &["[FILE]"]),
     ("history", &["--last", "--limit", "--format"], &["[RUN]"]),
@@ -63,6 +72,7 @@ const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
             "--cross-file-timeout",
             "--all",
             "--fail-on",
+            "--severity",
             "--dry-run",
             "--reject",
             "--no-daemon",
@@ -214,9 +224,16 @@ fn servers_lists_every_builtin_in_preference_order() {
     let headers: Vec<&str> = out
         .stdout
         .lines()
-        .filter(|line| line.ends_with("(built-in)"))
+        .filter(|line| line.contains(" (built-in"))
         .collect();
-    let expected: Vec<String> = BUILTINS.iter().map(|n| format!("{n} (built-in)")).collect();
+    let expected: Vec<String> = BUILTINS
+        .iter()
+        .map(|n| {
+            let role = if LINTERS.contains(n) { ", linter" } else { "" };
+            // A project-dependent choice may disable one (none here).
+            format!("{n} (built-in{role})")
+        })
+        .collect();
     assert_eq!(headers, expected, "{out}");
     out.stdout_contains("  files:        .py .pyi\n")
         .stdout_contains("  root markers: go.work go.mod\n")
@@ -247,7 +264,7 @@ fn servers_explains_a_python_file() {
         "{out}"
     );
     out.stdout_contains(
-        "  why:        .py files are covered by pyright, basedpyright (in preference order)",
+        "  why:        .py files are covered by pyright, basedpyright, ty, pyrefly (in preference order)",
     )
     .stdout_contains(&format!(
         "  root:       {} (no root marker above the file: the workspace)",
@@ -316,8 +333,10 @@ fn servers_json_has_a_stable_shape() {
                 "name",
                 "origin",
                 "path",
+                "role",
                 "root_markers",
-                "version"
+                "version",
+                "why"
             ]
         );
         assert_eq!(server["origin"], "built-in");
@@ -337,12 +356,12 @@ fn servers_json_has_a_stable_shape() {
     assert_eq!(file["extension"], "py");
     assert_eq!(
         file["candidates"],
-        serde_json::json!(["pyright", "basedpyright"])
+        serde_json::json!(["pyright", "basedpyright", "ty", "pyrefly"])
     );
     let chosen = file["chosen"]["server"].as_str().unwrap_or_default();
     assert!(["pyright", "basedpyright"].contains(&chosen), "{out}");
-    // With a file, only the servers that cover it.
-    assert_eq!(json["servers"].as_array().map(Vec::len), Some(2), "{out}");
+    // With a file, only the servers that cover it: four type checkers and ruff.
+    assert_eq!(json["servers"].as_array().map(Vec::len), Some(5), "{out}");
 
     let out = Test::new()
         .args(["servers", "README.md", "--format", "json"])
@@ -467,4 +486,36 @@ fn servers_refuses_a_file_outside_the_workspace_or_a_directory() {
         .run()
         .assert_code(2)
         .stderr_contains("lspgate: src: is a directory, not a file");
+}
+
+/// `patch -R` undoes a patch, as `git apply -R`: the same diff applied, then reversed,
+/// gives the file back; a reversed patch that does not apply is bad input (exit 2).
+#[test]
+fn patch_reverse_undoes_a_patch() {
+    let diff = concat!(
+        "--- a/notes.txt\n",
+        "+++ b/notes.txt\n",
+        "@@ -1,2 +1,2 @@\n",
+        " one\n",
+        "-two\n",
+        "+deux\n",
+    );
+    let out = Test::new()
+        .file("notes.txt", "one\ntwo\n")
+        .args(["patch", "-"])
+        .stdin(diff)
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.file("notes.txt"), "one\ndeux\n", "{out}");
+    let out = out.again().args(["patch", "-R", "-"]).stdin(diff).run();
+    out.assert_code(0);
+    assert_eq!(out.file("notes.txt"), "one\ntwo\n", "{out}");
+    // Reversed again on the original text: its `+deux` is not there to remove.
+    let out = out
+        .again()
+        .args(["patch", "--reverse", "-"])
+        .stdin(diff)
+        .run();
+    out.assert_code(2);
+    assert_eq!(out.file("notes.txt"), "one\ntwo\n", "{out}");
 }

@@ -1314,7 +1314,7 @@ fn a_break_made_behind_its_back_is_not_blamed_on_the_next_edit() {
     second
         .assert_code(0)
         .stdout_lacks("unknown name greet")
-        .stdout_contains("1 files checked across files");
+        .stdout_contains("1 file checked across files");
     stop(second);
 }
 

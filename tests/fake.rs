@@ -620,13 +620,13 @@ fn error_in_the_edited_file_is_reported_at_its_line() {
     let summary = out.summary();
     assert_eq!(
         summary.first(),
-        Some(&"Current file: 1 errors, 0 warnings"),
+        Some(&"Current file: 1 error, 0 warnings"),
         "{out}"
     );
     assert!(
         summary
             .iter()
-            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+            .any(|l| l.starts_with("New: 1 error, 0 warnings")),
         "{out}"
     );
     assert_eq!(out.file("a.fake"), "one\nx ERROR boom\n");
@@ -877,11 +877,11 @@ fn breaking_a_dependent_is_reported_in_project_diagnostics() {
         "{out}"
     );
     let summary = out.summary();
-    assert!(summary.contains(&"Project: 1 errors, 0 warnings"), "{out}");
+    assert!(summary.contains(&"Project: 1 error, 0 warnings"), "{out}");
     assert!(
         summary
             .iter()
-            .any(|l| l.starts_with("New: 1 errors, 0 warnings")),
+            .any(|l| l.starts_with("New: 1 error, 0 warnings")),
         "{out}"
     );
     assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
@@ -941,6 +941,7 @@ fn json_report_marks_the_dependent() {
         serde_json::json!([{
             "severity": "Error", "message": "unknown name greet", "source": "fake", "code": "E2", "new": true,
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 9}},
+            "related": [],
         }]),
         "{report:#}"
     );
@@ -1319,6 +1320,7 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
         serde_json::json!([{
             "severity": "Error", "message": "boom", "source": "fake", "code": "E1", "new": true,
             "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 12}},
+            "related": [],
         }]),
         "{report:#}"
     );
@@ -1432,6 +1434,7 @@ fn typescript_language_server_is_pulled_through_tsserver() {
             "severity": "Error", "message": "boom", "source": "typescript", "code": 1001,
             "new": true,
             "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 14}},
+            "related": [],
         }]),
         "{report:#}"
     );

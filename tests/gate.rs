@@ -169,7 +169,7 @@ fn history_lists_runs_newest_first_and_shows_one() {
     assert_eq!(fields(lines[1])[2..], ["edit", "0"], "{out}");
     assert_eq!(fields(lines[2])[2..], ["write", "1"], "{out}");
     assert!(
-        lines[2].ends_with("New: 1 errors, 0 warnings (edit applied)"),
+        lines[2].ends_with("New: 1 error, 0 warnings (edit applied)"),
         "{out}"
     );
     let write_id = fields(lines[2])[0].clone();

@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use crate::support::{Output, Test, require_server};
 
+mod servers;
+
 /// Cold-start friendly waits; correctness must not depend on speed.
 const WAITS: [&str; 7] = [
     "--no-daemon",
@@ -57,6 +59,10 @@ struct Lang {
     c_error_line: u32,
     /// Inserts one line above `c`'s own error.
     c_shift: Edit,
+    /// The user config of its runs (choosing this server among others).
+    user_config: &'static str,
+    /// Adds what the fixture needs besides its files (a `node_modules`).
+    prepare: Option<fn(Test) -> Test>,
 }
 
 const PYRIGHT: Lang = Lang {
@@ -82,6 +88,8 @@ const PYRIGHT: Lang = Lang {
         old: "count: int =",
         new: "# moved down by one line\ncount: int =",
     },
+    user_config: "",
+    prepare: None,
 };
 
 const TSLS: Lang = Lang {
@@ -107,6 +115,8 @@ const TSLS: Lang = Lang {
         old: "const count",
         new: "// moved down by one line\nconst count",
     },
+    user_config: "",
+    prepare: None,
 };
 
 const GOPLS: Lang = Lang {
@@ -132,6 +142,8 @@ const GOPLS: Lang = Lang {
         old: "var count",
         new: "// moved down by one line\nvar count",
     },
+    user_config: "",
+    prepare: None,
 };
 
 // In C the edits go to the header: that is where `greet` is declared, and every
@@ -159,6 +171,8 @@ const CLANGD: Lang = Lang {
         old: "    int count = p;",
         new: "    /* moved down by one line */\n    int count = p;",
     },
+    user_config: "",
+    prepare: None,
 };
 
 const RUST_ANALYZER: Lang = Lang {
@@ -185,6 +199,8 @@ const RUST_ANALYZER: Lang = Lang {
         old: "    let count: i32",
         new: "    // moved down by one line\n    let count: i32",
     },
+    user_config: "",
+    prepare: None,
 };
 
 /// Whether the language's commands are on PATH; in CI (`CI=true`) a missing one fails
@@ -201,7 +217,10 @@ fn workspace(lang: &Lang, edits: &[&Edit]) -> Test {
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
     assert!(!files.is_empty(), "fixture {} is empty", root.display());
-    let mut test = Test::new().watchdog(WATCHDOG);
+    let mut test = Test::new().watchdog(WATCHDOG).user_config(lang.user_config);
+    if let Some(prepare) = lang.prepare {
+        test = prepare(test);
+    }
     for (rel, mut text) in files {
         for edit in edits.iter().filter(|edit| Path::new(edit.path) == rel) {
             assert_eq!(

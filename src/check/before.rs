@@ -62,8 +62,14 @@ impl Before {
 /// Likely dependents of each group's files, found before the servers see the edit.
 pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     for g in groups {
-        // A server analysing its whole workspace finds them itself (see `compare`).
-        if g.server.is_none() || g.spec.wait.workspace_analysis {
+        // A server analysing its whole workspace finds them itself (see `compare`);
+        // servers that ask about no dependents, or about the whole project, get
+        // theirs from `servers::choose_dependents`.
+        if g.server.is_none()
+            || g.spec.wait.workspace_analysis
+            || !g.dependents.is_empty()
+            || g.spec.coverage.dependents != crate::servers::Dependents::Scan
+        {
             continue;
         }
         let edited: Vec<dependents::Edited<'_>> = g
@@ -103,6 +109,10 @@ pub(super) fn take(
         }
         targets.extend(shown);
         for d in &g.dependents {
+            if super::servers::pulls_unopened(g) {
+                targets.push(super::servers::unopened_target(pool, s, d));
+                continue;
+            }
             let Ok(text) = std::fs::read_to_string(d) else {
                 continue;
             };

@@ -31,7 +31,8 @@ pub(super) fn compare(
         files: Vec::new(),
         fixed: 0,
     };
-    let mut reported: HashSet<PathBuf> = HashSet::new();
+    // By server: a file several servers check is reported by each (merged later).
+    let mut reported: HashSet<(usize, PathBuf)> = HashSet::new();
     for g in groups {
         let Some(s) = g.server else { continue };
         // A server that died (and was not restarted) holds what it said before: not
@@ -52,7 +53,7 @@ pub(super) fn compare(
             };
             let c = diff::classify(&before_diags, &after, &map);
             out.fixed += c.fixed.len();
-            reported.insert(t.path.clone());
+            reported.insert((s, t.path.clone()));
             out.files.push(FileReport {
                 path: t.path.clone(),
                 role: Role::Edited,
@@ -62,7 +63,7 @@ pub(super) fn compare(
         let mut dependents: Vec<PathBuf> = g.dependents.clone();
         dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
         for d in dependents {
-            if !reported.insert(d.clone()) {
+            if !reported.insert((s, d.clone())) {
                 continue;
             }
             let after = pool.servers[s].diagnostics_of(&d);

@@ -13,6 +13,7 @@ mod before;
 mod compare;
 mod files;
 mod finish;
+pub mod merge;
 mod notify;
 mod servers;
 mod verdict;
@@ -84,6 +85,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     } = servers::resolve(ctx, &tracked);
     servers::connect(pool, &mut groups, &mut notes);
     if kind.has_change {
+        servers::choose_dependents(&mut groups, &tracked);
         before::find_dependents(&mut groups, &tracked);
     }
     let before = before::take(
@@ -102,7 +104,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
     let mut targets = notify::notify(pool, &groups, &tracked, &before, write_now, kind.has_change);
     let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
-    let compared = compare::compare(
+    let mut compared = compare::compare(
         pool,
         &groups,
         &tracked,
@@ -110,6 +112,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         targets.edit_clock,
         kind.has_change,
     );
+    compared.files = merge::merge(compared.files);
 
     let has_cross =
         !targets.cross.is_empty() || !before::workspace_servers(pool, &groups).is_empty();
@@ -129,6 +132,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let incomplete =
         timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
     let exit_code = crate::report::exit_code(&compared.files, opts.fail_on, incomplete);
+    crate::report::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
         written: write_now,

@@ -77,7 +77,11 @@ pub(super) fn notify(
             // a change with a new version makes the server publish (or answer) for
             // them again, and tells us which publish is the fresh one.
             for d in &g.dependents {
-                if let Some(text) = before.dependent_text.get(d) {
+                if super::servers::pulls_unopened(g) {
+                    targets
+                        .cross
+                        .push(super::servers::unopened_target(pool, s, d));
+                } else if let Some(text) = before.dependent_text.get(d) {
                     targets.cross.push(sync_forced(pool, s, d, text));
                 }
             }

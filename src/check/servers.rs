@@ -9,7 +9,7 @@ use crate::config;
 use crate::lsp::Pool;
 use crate::lsp::restart::NotRestarted;
 use crate::report::ServerStatus;
-use crate::servers::ServerSpec;
+use crate::servers::{Dependents, Role, ServerSpec};
 use crate::wait::{self, Target};
 use crate::workspace;
 
@@ -77,20 +77,23 @@ pub(super) struct Resolved {
 pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
     let mut out = Resolved::default();
     for (i, t) in tracked.iter().enumerate() {
-        let Some(spec) = config::server_for(&ctx.servers, &t.path) else {
-            // A project config that switched off a check a built-in would make
-            // (untrusted workspace) leaves the file not checked, not skipped.
-            if let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
-                out.notes.push(format!(
-                    "{}: {why}, not checked",
-                    rel(&ctx.run_dir, &t.path)
-                ));
-                out.unchecked_files = true;
-            } else {
-                out.skipped.push(t.path.clone());
-            }
+        let specs = config::servers_for(&ctx.servers, &t.path, &ctx.workspace);
+        // A project config that switched off a check a built-in would make
+        // (untrusted workspace), or a project whose TypeScript no compiler at hand
+        // is, leaves the file not checked, not skipped; its linters still run.
+        let has_checker = specs.iter().any(|s| s.coverage.role == Role::Checker);
+        if !has_checker && let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
+            out.notes.push(format!(
+                "{}: {why}, not checked",
+                rel(&ctx.run_dir, &t.path)
+            ));
+            out.unchecked_files = true;
+        } else if specs.is_empty() {
+            out.skipped.push(t.path.clone());
+        }
+        if specs.is_empty() {
             continue;
-        };
+        }
         if let Some(why) = &t.unchecked {
             // The servers cannot be shown it: an incomplete check, said as such. (Its
             // `after` is `None` like a deleted file's, and must not be taken for one.)
@@ -101,17 +104,67 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
             out.unchecked_files = true;
             continue;
         }
-        let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
-        match out
-            .groups
-            .iter_mut()
-            .find(|g| g.spec.name == spec.name && g.root == root)
-        {
-            Some(g) => g.files.push(i),
-            None => out.groups.push(Group::new(spec, root, i)),
+        // Every server of the file checks it, each in a group of its own.
+        for spec in specs {
+            let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
+            match out
+                .groups
+                .iter_mut()
+                .find(|g| g.spec.name == spec.name && g.root == root)
+            {
+                Some(g) => g.files.push(i),
+                None => out.groups.push(Group::new(spec, root, i)),
+            }
         }
     }
     out
+}
+
+/// The dependents each group asks about, by what its server can say of them
+/// (`Coverage::dependents`): none for a per-file linter; for TypeScript 7, every file
+/// of the project, pulled unopened (exact, and cheaper than a scan), unless the
+/// project is too large, when the scan's stand.
+/// Runs before `before::find_dependents`, which scans for the groups left to it.
+pub(super) fn choose_dependents(groups: &mut [Group], tracked: &[Tracked]) {
+    for g in groups {
+        if g.server.is_none() {
+            continue;
+        }
+        match g.spec.coverage.dependents {
+            Dependents::Scan | Dependents::None => {}
+            Dependents::Project => {
+                let edited: Vec<&std::path::Path> =
+                    g.files.iter().map(|&i| tracked[i].path.as_path()).collect();
+                match crate::typescript::project_files(&g.root, &edited) {
+                    Some(files) => g.dependents = files,
+                    None => {
+                        // Too large to ask about every file: the scan's likely
+                        // dependents, opened, as for the other servers.
+                        g.spec.coverage.dependents = Dependents::Scan;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether group `g`'s server is asked about its dependents without opening them
+/// (TypeScript 7 pulls a closed file of its project exactly; it pulls, cold or warm).
+pub(super) fn pulls_unopened(g: &Group) -> bool {
+    g.spec.coverage.dependents == Dependents::Project
+}
+
+/// A target for `path`, which server `s` is asked about without opening it: any
+/// answer to a pull sent from now on is fresh.
+pub(super) fn unopened_target(pool: &mut Pool, s: usize, path: &std::path::Path) -> Target {
+    pool.clock += 1;
+    Target {
+        server: s,
+        path: path.to_path_buf(),
+        trigger: pool.clock,
+        trigger_at: Instant::now(),
+        version: None,
+    }
 }
 
 /// Reuse the pool's servers, start the missing ones; a server that crashed since an

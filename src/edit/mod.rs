@@ -39,6 +39,11 @@ pub use commit::commit;
 pub use patch::plan_patch;
 pub use reverse::plan_patch_reverse;
 
+/// A patch turned around, as `git apply -R` reads it (`patch -R`).
+pub fn reverse_patch(patch: &[u8]) -> Result<Vec<u8>, EditError> {
+    reverse::reverse(patch)
+}
+
 /// What happens to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -226,6 +226,7 @@ impl Call {
                     request: Reporting::Patch {
                         patch: a.patch.into_bytes(),
                         strip: a.strip,
+                        reverse: false,
                     },
                     arguments: recorded(),
                 }

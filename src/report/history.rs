@@ -385,7 +385,7 @@ mod tests {
                 action: "modified".to_owned(),
             }],
             exit_code: 1,
-            summary: "New: 1 errors, 0 warnings (edit applied)".to_owned(),
+            summary: "New: 1 error, 0 warnings (edit applied)".to_owned(),
             dry_run: false,
             rejected: false,
             completed: true,
@@ -450,7 +450,7 @@ mod tests {
              Command: lspgate edit a.py --old $'x\\n' --new 'return 42'\n\
              Workspace: /w\n\
              Files: a.py (modified)\n\
-             New: 1 errors, 0 warnings (edit applied)\n\
+             New: 1 error, 0 warnings (edit applied)\n\
              \n\
              New:\n\
              Error: a.py:2:12 [Pyright][reportReturnType] Type \"int\" is not assignable\n\
@@ -471,7 +471,7 @@ mod tests {
         assert_eq!(
             shown,
             "ID  STARTED               COMMAND  EXIT  SUMMARY\n \
-             7  2024-05-01T10:22:03Z  edit        1  New: 1 errors, 0 warnings (edit applied)\n"
+             7  2024-05-01T10:22:03Z  edit        1  New: 1 error, 0 warnings (edit applied)\n"
         );
         assert_eq!(
             text(|out| render_list(&[], Path::new("/w"), &view, out)),

@@ -57,6 +57,19 @@ struct JsonDiagnostic<'a> {
     range: &'a lsp_types::Range,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tags: Vec<&'static str>,
+    /// What was folded into this diagnostic (`check::merge`): another source's report
+    /// of the same problem, and the hints pointing back at it; `[]` when nothing was.
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    path: String,
+    severity: &'static str,
+    message: &'a str,
+    source: Option<&'a str>,
+    code: Option<&'a NumberOrString>,
+    range: &'a lsp_types::Range,
 }
 
 #[derive(Serialize)]
@@ -128,6 +141,18 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                             .iter()
                             .flatten()
                             .filter_map(tag_name)
+                            .collect(),
+                        related: reported
+                            .related
+                            .iter()
+                            .map(|r| JsonRelated {
+                                path: display_path(&r.path, run_dir),
+                                severity: Level::of(&r.diagnostic).lsp_name(),
+                                message: &r.diagnostic.message,
+                                source: r.diagnostic.source.as_deref(),
+                                code: r.diagnostic.code.as_ref(),
+                                range: &r.diagnostic.range,
+                            })
                             .collect(),
                     }
                 })
@@ -346,7 +371,34 @@ mod tests {
             json!({"severity": "Error", "message": "Argument missing for parameter \"greeting\"",
                    "source": "Pyright", "code": "reportCallIssue", "new": true,
                    "range": {"start": {"line": 2, "character": 20},
-                             "end": {"line": 2, "character": 27}}})
+                             "end": {"line": 2, "character": 27}}, "related": []})
+        );
+    }
+
+    #[test]
+    fn folded_diagnostics_are_related() {
+        let mut report = spec_example();
+        let hint = diag(DiagnosticSeverity::HINT, 0, 7, "function defined here");
+        // cli.py's first error, at line 2.
+        report.files[0].diagnostics[0]
+            .related
+            .push(crate::report::Related {
+                path: PathBuf::from("/abs/root/src/a.py"),
+                diagnostic: hint,
+            });
+        let value = render_json(&report, false);
+        let folded_into = value["files"]
+            .as_array()
+            .and_then(|files| files.iter().find(|f| f["path"] == "src/cli.py"))
+            .and_then(|f| f["diagnostics"].as_array())
+            .and_then(|all| all.iter().find(|d| d["range"]["start"]["line"] == 2))
+            .expect("listed");
+        assert_eq!(
+            folded_into["related"],
+            json!([{"path": "src/a.py", "severity": "Hint",
+                    "message": "function defined here", "source": "Pyright", "code": null,
+                    "range": {"start": {"line": 0, "character": 7},
+                              "end": {"line": 0, "character": 14}}}])
         );
     }
 

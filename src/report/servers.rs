@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::{display_path, ignore_broken_pipe};
 use crate::cli::Format;
 use crate::doctor::{Choice, Doctor, FileExplanation, Reason, ServerInfo};
-use crate::servers::Origin;
+use crate::servers::{Origin, Role};
 
 /// Bumped when a key changes meaning or disappears; adding keys does not bump it.
 pub const SCHEMA: u32 = 1;
@@ -62,12 +62,20 @@ fn render_list(doctor: &Doctor, out: &mut dyn Write) -> io::Result<()> {
 
 fn render_server(server: &ServerInfo, out: &mut dyn Write) -> io::Result<()> {
     let disabled = if server.disabled { ", disabled" } else { "" };
+    let linter = if server.role == Role::Linter {
+        ", linter"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "{} ({}{disabled})",
+        "{} ({}{linter}{disabled})",
         server.name,
         origin_text(server.origin)
     )?;
+    if let Some(why) = &server.why {
+        writeln!(out, "  here:         {why}")?;
+    }
     writeln!(out, "  files:        {}", extensions(&server.extensions))?;
     writeln!(out, "  command:      {}", command_line(server))?;
     match &server.path {
@@ -113,6 +121,14 @@ fn render_file(doctor: &Doctor, file: &FileExplanation, out: &mut dyn Write) -> 
         None => "files without an extension".to_string(),
     };
     let Some(choice) = &file.chosen else {
+        if let Some(why) = &file.not_checked {
+            writeln!(out, "{shown}: not checked: {why}")?;
+            if !file.linters.is_empty() {
+                writeln!(out, "  linters:    {}", linters(doctor, file))?;
+            }
+            writeln!(out)?;
+            return render_config(doctor, out);
+        }
         writeln!(out, "{shown}: no server covers {kind}.")?;
         if !file.disabled.is_empty() {
             writeln!(
@@ -137,6 +153,12 @@ fn render_file(doctor: &Doctor, file: &FileExplanation, out: &mut dyn Write) -> 
         writeln!(out, "{shown}: {}", choice.server)?;
     }
     writeln!(out, "  why:        {}", why(file, choice, &kind))?;
+    if let Some(here) = server.and_then(|s| s.why.as_deref()) {
+        writeln!(out, "  decided:    {here}")?;
+    }
+    if !file.linters.is_empty() {
+        writeln!(out, "  linters:    {}", linters(doctor, file))?;
+    }
     let candidates: Vec<String> = file
         .candidates
         .iter()
@@ -148,12 +170,14 @@ fn render_file(doctor: &Doctor, file: &FileExplanation, out: &mut dyn Write) -> 
         )
         .collect();
     writeln!(out, "  candidates: {}", candidates.join("; "))?;
-    if !file.disabled.is_empty() {
-        writeln!(
-            out,
-            "  disabled:   {} (turned off by a config file)",
-            file.disabled.join(", ")
-        )?;
+    for name in &file.disabled {
+        let why = doctor
+            .servers
+            .iter()
+            .find(|s| &s.name == name)
+            .and_then(|s| s.why.as_deref())
+            .unwrap_or("turned off by a config file");
+        writeln!(out, "  disabled:   {name} ({why})")?;
     }
     writeln!(out, "  root:       {}", root(choice))?;
     if let Some(server) = server {
@@ -200,6 +224,20 @@ fn why(file: &FileExplanation, choice: &Choice, kind: &str) -> String {
              unless it finds errors elsewhere)"
         ),
     }
+}
+
+/// The linters that check the file beside its checker, each with its state.
+fn linters(doctor: &Doctor, file: &FileExplanation) -> String {
+    file.linters
+        .iter()
+        .map(
+            |name| match doctor.servers.iter().find(|s| &s.name == name) {
+                Some(server) => format!("{name} ({})", status(server)),
+                None => name.clone(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `a is` / `a and b are`.
@@ -298,6 +336,8 @@ struct JsonServer<'a> {
     path: Option<String>,
     version: Option<&'a str>,
     install_hint: &'a str,
+    role: Role,
+    why: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -305,6 +345,8 @@ struct JsonFile<'a> {
     path: String,
     extension: Option<&'a str>,
     candidates: &'a [String],
+    linters: &'a [String],
+    not_checked: Option<&'a str>,
     disabled: &'a [String],
     chosen: Option<JsonChoice<'a>>,
 }
@@ -344,12 +386,16 @@ fn build(doctor: &Doctor) -> JsonDoctor<'_> {
                 path: server.path.as_deref().map(absolute),
                 version: server.version.as_deref(),
                 install_hint: &server.install_hint,
+                role: server.role,
+                why: server.why.as_deref(),
             })
             .collect(),
         file: doctor.file.as_ref().map(|file| JsonFile {
             path: display_path(&file.path, &doctor.run_dir),
             extension: file.extension.as_deref(),
             candidates: &file.candidates,
+            linters: &file.linters,
+            not_checked: file.not_checked.as_deref(),
             disabled: &file.disabled,
             chosen: file.chosen.as_ref().map(|choice| {
                 let (reason, skipped): (_, &[String]) = match &choice.reason {
@@ -388,6 +434,8 @@ mod tests {
             path: installed.then(|| PathBuf::from(format!("/usr/bin/{name}-ls"))),
             version: version.map(str::to_owned),
             install_hint: format!("npm install -g {name}"),
+            role: Role::Checker,
+            why: None,
         }
     }
 
@@ -444,6 +492,8 @@ mod tests {
             path: PathBuf::from("/ws/src/a.py"),
             extension: Some("py".into()),
             candidates: vec!["basedpyright".into(), "pyright".into()],
+            linters: Vec::new(),
+            not_checked: None,
             disabled: vec!["off".into()],
             chosen,
         }
@@ -553,6 +603,7 @@ mod tests {
                 "command": "basedpyright-ls", "args": ["--stdio"], "extensions": ["py", "pyi"],
                 "root_markers": ["pyproject.toml"], "installed": false, "path": null,
                 "version": null, "install_hint": "npm install -g basedpyright",
+                "role": "checker", "why": null,
             })
         );
         assert_eq!(value["servers"][2]["origin"], "project-config");
@@ -577,7 +628,8 @@ mod tests {
             value["file"],
             serde_json::json!({
                 "path": "src/a.py", "extension": "py",
-                "candidates": ["basedpyright", "pyright"], "disabled": ["off"],
+                "candidates": ["basedpyright", "pyright"], "linters": [],
+                "not_checked": null, "disabled": ["off"],
                 "chosen": {"server": "pyright", "installed": true, "reason": "fallback",
                     "skipped": ["basedpyright"], "root": "/ws/src",
                     "root_marker": "pyproject.toml"},

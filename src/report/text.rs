@@ -241,7 +241,7 @@ Error: src/cli.py:3:21 [Pyright][reportCallIssue] Argument missing for parameter
 </project_diagnostics>
 
 <diagnostic_summary>
-Current file: 1 errors, 0 warnings
+Current file: 1 error, 0 warnings
 Project: 5 errors, 0 warnings
 New: 6 errors, 0 warnings (edit applied; 2 files checked across files in 0.41s)
 </diagnostic_summary>
@@ -259,7 +259,7 @@ New: 6 errors, 0 warnings (edit applied; 2 files checked across files in 0.41s)
         assert!(text.contains(
             "Warn: src/app.py:4:1 [Pyright][reportUnusedImport] Import \"os\" is not accessed\n"
         ));
-        assert!(text.contains("Current file: 1 errors, 1 warnings\n"));
+        assert!(text.contains("Current file: 1 error, 1 warning\n"));
         // The New: line still counts only new diagnostics.
         assert!(text.contains("New: 6 errors, 0 warnings ("));
         assert!(!text.contains("... and"));
@@ -382,7 +382,7 @@ note: gopls: not installed; its files were not checked
                 "... and 1 more",
             ]
         );
-        assert!(text.contains("Current file: 4 errors, 1 warnings\n"));
+        assert!(text.contains("Current file: 4 errors, 1 warning\n"));
         assert!(!text.contains("<project_diagnostics>"));
     }
 

@@ -33,6 +33,7 @@ fn spec(wait: WaitProfile) -> ServerSpec {
         origin: crate::servers::Origin::BuiltIn,
         disabled: false,
         not_checked: Vec::new(),
+        coverage: Default::default(),
     }
 }
 

@@ -242,6 +242,14 @@ impl Test {
         self.private(name)
     }
 
+    /// Replaces the user's config file (`LSPGATE_CONFIG`) with `text`: it may run
+    /// and choose servers without trusting the project.
+    pub fn user_config(self, text: impl AsRef<[u8]>) -> Test {
+        fs::write(self.private("config").join("lspgate/config.toml"), text)
+            .expect("write the user config");
+        self
+    }
+
     /// Changes the watchdog's bound for this run.
     pub fn watchdog(mut self, bound: Duration) -> Test {
         self.watchdog = bound;
