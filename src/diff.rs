@@ -151,7 +151,8 @@ pub struct Classified {
 /// Mark each of `after` new unless an equal diagnostic was in `before` at the place
 /// `map` moves it to; what of `before` is left unmatched was fixed.
 ///
-/// Equal means the same severity, source, code and message. Place means the same range
+/// Equal means the same severity, source, code and message (its first line: see
+/// [`same_across_the_edit`]). Place means the same range
 /// once the before range's lines are mapped (columns compared as they are). A before
 /// diagnostic that started on a line the edit rewrote still matches an after one that
 /// starts inside the region replacing it: the same problem survived the rewrite.
@@ -164,7 +165,7 @@ pub fn classify(before: &[Diagnostic], after: &[Diagnostic], map: &LineMap) -> C
     let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, diagnostic) in after.iter().enumerate() {
         by_message
-            .entry(diagnostic.message.as_str())
+            .entry(headline(&diagnostic.message))
             .or_default()
             .push(index);
     }
@@ -181,7 +182,7 @@ pub fn classify(before: &[Diagnostic], after: &[Diagnostic], map: &LineMap) -> C
         let found = candidates(&by_message, old).find(|&a| {
             let new = after[a];
             !after_matched[a]
-                && same_problem(old, new)
+                && same_across_the_edit(old, new)
                 && new.range.start.line == start
                 && new.range.end.line == end
                 && new.range.start.character == old.range.start.character
@@ -211,7 +212,7 @@ pub fn classify(before: &[Diagnostic], after: &[Diagnostic], map: &LineMap) -> C
             let found = candidates(&by_message, old).find(|&a| {
                 let new = after[a];
                 !after_matched[a]
-                    && same_problem(old, new)
+                    && same_across_the_edit(old, new)
                     && new.range.start.line == start
                     && new.range.start.character == old.range.start.character
             });
@@ -223,7 +224,9 @@ pub fn classify(before: &[Diagnostic], after: &[Diagnostic], map: &LineMap) -> C
         };
         let found = candidates(&by_message, old).find(|&a| {
             let new = after[a];
-            !after_matched[a] && same_problem(old, new) && region.contains(&new.range.start.line)
+            !after_matched[a]
+                && same_across_the_edit(old, new)
+                && region.contains(&new.range.start.line)
         });
         if let Some(a) = found {
             after_matched[a] = true;
@@ -251,13 +254,31 @@ fn candidates<'a>(
     old: &Diagnostic,
 ) -> impl Iterator<Item = usize> + 'a {
     by_message
-        .get(old.message.as_str())
+        .get(headline(&old.message))
         .into_iter()
         .flatten()
         .copied()
 }
 
 /// Same severity (missing counts as error, as it prints), source, code and message.
+/// Whether `new`, after the edit, is the problem `old` was before it: as
+/// [`same_problem`], but the message compared by its first line. pyright and tsc
+/// elaborate a message on further lines with the types involved ("Return type
+/// mismatch: base method returns type X..."), which an edit elsewhere changes while the
+/// problem stays the one that stood before; the batch checkers' own new-error rule
+/// reads the first line too.
+fn same_across_the_edit(old: &Diagnostic, new: &Diagnostic) -> bool {
+    effective_severity(old.severity) == effective_severity(new.severity)
+        && old.source == new.source
+        && old.code == new.code
+        && headline(&old.message) == headline(&new.message)
+}
+
+/// A message's first line.
+fn headline(message: &str) -> &str {
+    message.lines().next().unwrap_or("")
+}
+
 fn same_problem(a: &Diagnostic, b: &Diagnostic) -> bool {
     effective_severity(a.severity) == effective_severity(b.severity)
         && a.source == b.source
@@ -335,6 +356,23 @@ mod tests {
     }
 
     const BEFORE: &str = "import os\nx = 1\nprint(y)\nz = 2\n";
+
+    #[test]
+    fn a_problem_whose_elaboration_changed_is_not_new() {
+        // pyright: the same override problem, its types changed by an edit elsewhere.
+        let before = [diag(
+            3,
+            4,
+            "\"identity\" incorrectly overrides\n  returns type A",
+        )];
+        let after = [
+            diag(3, 4, "\"identity\" incorrectly overrides\n  returns type B"),
+            diag(5, 4, "\"identity\" incorrectly overrides\n  returns type B"),
+        ];
+        let c = classify(&before, &after, &LineMap::identity());
+        assert_eq!(new_flags(&c), [(3, false), (5, true)]);
+        assert!(c.fixed.is_empty());
+    }
 
     #[test]
     fn identity_maps_every_line_to_itself() {

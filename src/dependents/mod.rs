@@ -201,9 +201,7 @@ fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool
                     .and_then(|e| e.to_str())
                     .is_some_and(|ext| extensions.iter().any(|x| x == ext))
                     && entry.file_type().is_some_and(|t| t.is_file())
-                    && entry
-                        .metadata()
-                        .is_ok_and(|m| m.len() <= MAX_SCAN_BYTES);
+                    && entry.metadata().is_ok_and(|m| m.len() <= MAX_SCAN_BYTES);
                 if !wanted {
                     return WalkState::Continue;
                 }
