@@ -1,10 +1,12 @@
 //! The command line: clap definitions only. Everything here is what was typed;
-//! `config::Options` turns it (with the environment and the config files) into the
+//! `model::Options` turns it (with the environment and the config files) into the
 //! settings a run uses.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
+
+pub use crate::model::{ColorChoice, FailOn, Format, LogLevel, Severity};
 
 /// Apply an edit, let the project's language servers check it, and report the new
 /// diagnostics of the edited files and of the files the edit broke.
@@ -283,63 +285,6 @@ pub struct ReportArgs {
     /// Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]
     #[arg(long, value_enum, env = "LSPGATE_COLOR")]
     pub color: Option<ColorChoice>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Text,
-    Json,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    Error,
-    Warning,
-    Never,
-}
-
-/// The lowest severity the blocks list (`--severity`).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-    #[default]
-    Hint,
-}
-
-/// A server log message's level (LSP's `MessageType`), most severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogLevel {
-    Error,
-    Warning,
-    Info,
-    Log,
-}
-
-impl LogLevel {
-    /// The LSP `MessageType` number: 1 error ... 4 log.
-    pub fn message_type(self) -> i32 {
-        match self {
-            LogLevel::Error => 1,
-            LogLevel::Warning => 2,
-            LogLevel::Info => 3,
-            LogLevel::Log => 4,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 /// The clap command, for completions, man pages and tests.

@@ -25,7 +25,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::cli::{ColorChoice, FailOn, Format, ReportArgs, Severity};
+use crate::cli::ReportArgs;
+use crate::model::options::{ColorChoice, FailOn, Format, Options, Severity};
 use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
 
 /// The project's config file, at the top of the workspace.
@@ -34,11 +35,6 @@ pub const PROJECT_FILE: &str = ".lspgate.toml";
 /// Overrides the user config path (tests, or a config kept elsewhere).
 const CONFIG_ENV: &str = "LSPGATE_CONFIG";
 const TRUST_ENV: &str = "LSPGATE_TRUST_PROJECT";
-
-const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-const DEFAULT_CROSS_FILE_TIMEOUT: Duration = Duration::from_secs(60);
-const DEFAULT_MAX_ENTRIES: usize = 20;
 
 // ----------------------------------------------------------------------------------
 // Durations
@@ -1272,44 +1268,6 @@ fn inside_paths(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.iter().all(inside),
         other => inside(other),
-    }
-}
-
-/// The settings of one reporting run, every value decided.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Options {
-    pub format: Format,
-    pub startup_timeout: Duration,
-    pub timeout: Duration,
-    pub cross_file_timeout: Duration,
-    pub all: bool,
-    pub fail_on: FailOn,
-    /// The lowest severity listed (`--severity`).
-    #[serde(default)]
-    pub severity: Severity,
-    pub dry_run: bool,
-    pub reject: bool,
-    pub no_daemon: bool,
-    pub max_entries: usize,
-    pub color: ColorChoice,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            format: Format::Text,
-            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
-            timeout: DEFAULT_TIMEOUT,
-            cross_file_timeout: DEFAULT_CROSS_FILE_TIMEOUT,
-            all: false,
-            fail_on: FailOn::Error,
-            severity: Severity::Hint,
-            dry_run: false,
-            reject: false,
-            no_daemon: false,
-            max_entries: DEFAULT_MAX_ENTRIES,
-            color: ColorChoice::Auto,
-        }
     }
 }
 

@@ -10,12 +10,11 @@
 //! it), and we need nothing `similar` would add.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
-use lsp_types::{Diagnostic, DiagnosticSeverity};
+use lsp_types::Diagnostic;
 
-use crate::report::Reported;
+use crate::model::{Identity, Reported, effective_severity};
 
 /// One changed region: `old` lines of the old text were replaced by `new` lines of the
 /// new text (0-based, end exclusive; either may be empty).
@@ -279,42 +278,6 @@ fn headline(message: &str) -> &str {
     message.lines().next().unwrap_or("")
 }
 
-fn same_problem(a: &Diagnostic, b: &Diagnostic) -> bool {
-    effective_severity(a.severity) == effective_severity(b.severity)
-        && a.source == b.source
-        && a.code == b.code
-        && a.message == b.message
-}
-
-fn effective_severity(severity: Option<DiagnosticSeverity>) -> DiagnosticSeverity {
-    severity.unwrap_or(DiagnosticSeverity::ERROR)
-}
-
-/// A diagnostic as far as a reader can tell it apart: where, how bad, from whom, what,
-/// and its tags. Two diagnostics equal here print the same line; the rest (`data`,
-/// related information) is the server's business.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Identity<'a>(pub(crate) &'a Diagnostic);
-
-impl PartialEq for Identity<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.range == other.0.range
-            && same_problem(self.0, other.0)
-            && self.0.tags == other.0.tags
-    }
-}
-
-impl Eq for Identity<'_> {}
-
-impl Hash for Identity<'_> {
-    // A subset of what `eq` compares, which keeps equal values hashing equal;
-    // `DiagnosticSeverity` and `DiagnosticTag` do not implement `Hash`.
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.range.hash(state);
-        self.0.message.hash(state);
-    }
-}
-
 /// The distinct diagnostics of `diagnostics`, first occurrence kept, order kept.
 fn dedup(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
     let mut seen = std::collections::HashSet::new();
@@ -326,7 +289,7 @@ fn dedup(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use lsp_types::{NumberOrString, Position};
+    use lsp_types::{DiagnosticSeverity, NumberOrString, Position};
 
     use super::*;
 

@@ -38,8 +38,9 @@ use lsp_types::{DiagnosticTag, NumberOrString};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use crate::cli::Format;
+use crate::model::{Level, Report, Role};
 use crate::report::json::{tag_from_name, tag_name};
-use crate::report::{self, Level, Report, Role};
+use crate::report::{self};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
 /// version `i` to `i + 1` (`PRAGMA user_version`). Append; never edit a released one.
@@ -659,7 +660,7 @@ fn complete_run(
         duration_ms,
         to_json(&files),
         report.exit_code,
-        report::summary_line(report),
+        crate::model::summary_line(report),
         report.dry_run,
         report.rejected,
     ];
@@ -685,7 +686,7 @@ fn complete_run(
                 report.run_dir.to_string_lossy(),
                 to_json(&files),
                 report.exit_code,
-                report::summary_line(report),
+                crate::model::summary_line(report),
                 report.dry_run,
                 report.rejected,
             ],
@@ -703,7 +704,7 @@ fn complete_run(
                 Role::Edited => "edited",
                 Role::Dependent => "dependent",
             };
-            for reported in report::listed(file, true) {
+            for reported in crate::model::listed(file, true) {
                 let d = &reported.diagnostic;
                 let code = d.code.as_ref().map(|c| match c {
                     NumberOrString::Number(n) => n.to_string(),

@@ -20,6 +20,8 @@ pub mod exit;
 pub mod history;
 pub mod lsp;
 pub mod mcp;
+pub mod model;
+pub mod paths;
 
 pub mod report;
 pub mod servers;
@@ -366,8 +368,8 @@ pub struct RunSetting<'a> {
 pub enum Ran {
     /// The report (recorded in the history), and the options that say how to render it.
     Done {
-        report: Box<report::Report>,
-        options: config::Options,
+        report: Box<model::Report>,
+        options: model::Options,
     },
     /// The daemon took the run up and stopped answering: why. There is no report, the
     /// edit may have been applied, and the run stays pending (exit status 3).
@@ -487,7 +489,7 @@ fn run_in_process(
     ctx: &check::Context,
     job: check::Job,
     watcher: Option<Box<dyn report::progress::Watcher>>,
-) -> Result<report::Report, edit::EditError> {
+) -> Result<model::Report, edit::EditError> {
     let started = std::time::Instant::now();
     let mut pool = lsp::Pool::new();
     if let Some(mut watcher) = watcher {

@@ -1420,7 +1420,7 @@ fn the_daemon_checks_the_paths_and_commands_a_client_sends() {
     let test = out.again();
     let outside = test.private_dir("home").join("pwned.txt");
     let marker = ws.join("shell-ran");
-    let options = serde_json::to_value(lspgate::config::Options::default()).expect("options");
+    let options = serde_json::to_value(lspgate::model::Options::default()).expect("options");
     let run = |path: &std::path::Path, servers: Value| {
         serde_json::json!({ "run": {
             "workspace": ws, "run_dir": ws, "servers": servers, "options": options,

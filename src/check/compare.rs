@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::diff::{self, LineMap};
 use crate::lsp::Pool;
-use crate::report::{FileReport, Role};
+use crate::model::{FileReport, Role};
 
 use super::before::Before;
 use super::files::Tracked;

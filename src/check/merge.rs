@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::{Diagnostic, DiagnosticSeverity, Range};
 
 use crate::lsp::uri;
-use crate::report::{FileReport, Related, Reported, Role};
+use crate::model::{FileReport, Related, Reported, Role};
 
 /// One report per path (the servers' diagnostics together; edited if any server's
 /// report says so), then the folds of the module doc.

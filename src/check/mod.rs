@@ -19,13 +19,13 @@ mod servers;
 mod verdict;
 mod waits;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::Options;
 use crate::edit::{self, EditError, EditPlan};
 use crate::lsp::Pool;
-use crate::report::{Applied, Report, Role, ServerReport, ServerStatus};
+use crate::model::Options;
+use crate::model::{Applied, Report, Role, ServerReport, ServerStatus};
 use crate::servers::ServerSpec;
 
 /// What a run is about.
@@ -131,8 +131,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
     let incomplete =
         timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
-    let exit_code = crate::report::exit_code(&compared.files, opts.fail_on, incomplete);
-    crate::report::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
+    let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
+    crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
         written: write_now,
@@ -189,14 +189,6 @@ fn server_report(g: &servers::Group) -> ServerReport {
         primary_ms: g.primary_ms,
         cross_file_ms: g.cross_file_ms,
         detail: g.detail.clone(),
-    }
-}
-
-/// `path` relative to `base` for messages.
-pub fn rel(base: &Path, path: &Path) -> String {
-    match path.strip_prefix(base) {
-        Ok(p) => p.display().to_string(),
-        Err(_) => path.display().to_string(),
     }
 }
 

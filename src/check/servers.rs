@@ -8,13 +8,14 @@ use std::time::Instant;
 use crate::config;
 use crate::lsp::Pool;
 use crate::lsp::restart::NotRestarted;
-use crate::report::ServerStatus;
+use crate::model::ServerStatus;
 use crate::servers::{Dependents, Role, ServerSpec};
 use crate::wait::{self, Target};
 use crate::workspace;
 
+use super::Context;
 use super::files::Tracked;
-use super::{Context, rel};
+use crate::paths;
 
 /// The files of one server instance (a server at one root) and how its part of the
 /// run went.
@@ -85,7 +86,7 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
         if !has_checker && let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
             out.notes.push(format!(
                 "{}: {why}, not checked",
-                rel(&ctx.run_dir, &t.path)
+                paths::display(&t.path, &ctx.run_dir)
             ));
             out.unchecked_files = true;
         } else if specs.is_empty() {
@@ -99,7 +100,7 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
             // `after` is `None` like a deleted file's, and must not be taken for one.)
             out.notes.push(format!(
                 "{}: {why}, not checked",
-                rel(&ctx.run_dir, &t.path)
+                paths::display(&t.path, &ctx.run_dir)
             ));
             out.unchecked_files = true;
             continue;

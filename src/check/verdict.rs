@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::lsp::Pool;
-use crate::report::ServerStatus;
+use crate::model::ServerStatus;
 use crate::wait::{Outcome, Unsettled};
 
 use super::servers::Group;
 use super::waits::Waits;
-use super::{Context, fmt_duration, rel, summarize};
+use super::{Context, fmt_duration, summarize};
+use crate::paths;
 
 /// Set each group's status and timings from how the waits ended. Returns whether a
 /// wait ran out.
@@ -83,7 +84,7 @@ fn unsettled_text(
     let paths: Vec<String> = mine
         .iter()
         .filter_map(|u| u.path.as_ref())
-        .map(|p| rel(&ctx.run_dir, p))
+        .map(|p| paths::display(p, &ctx.run_dir))
         .collect();
     let why = mine
         .iter()
@@ -134,7 +135,10 @@ pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<
     if missing.is_empty() {
         return None;
     }
-    let paths: Vec<String> = missing.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+    let paths: Vec<String> = missing
+        .iter()
+        .map(|p| paths::display(p, &ctx.run_dir))
+        .collect();
     Some(format!(
         "no before view of {} (servers too slow): their old diagnostics may show as new",
         summarize(&paths)
@@ -151,7 +155,11 @@ pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<S
             g.server.is_some() && !g.spec.wait.dependents_see_unsaved && !g.dependents.is_empty()
         })
         .map(|g| {
-            let paths: Vec<String> = g.dependents.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+            let paths: Vec<String> = g
+                .dependents
+                .iter()
+                .map(|p| paths::display(p, &ctx.run_dir))
+                .collect();
             format!(
                 "{} reads included files from disk, so the files depending on a change \
                  not written to disk were not rechecked: {}",
@@ -168,7 +176,11 @@ pub(super) fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec
     let mut notes = Vec::new();
     for g in groups.iter().filter(|g| g.server.is_some()) {
         if !g.dropped.is_empty() {
-            let paths: Vec<String> = g.dropped.iter().map(|p| rel(&ctx.run_dir, p)).collect();
+            let paths: Vec<String> = g
+                .dropped
+                .iter()
+                .map(|p| paths::display(p, &ctx.run_dir))
+                .collect();
             notes.push(format!(
                 "{}: {} likely dependent{} not checked (over {} per run): {}",
                 g.spec.name,
@@ -182,7 +194,7 @@ pub(super) fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec
             notes.push(format!(
                 "{}: {} has too many files to scan for dependents; some may not have been checked",
                 g.spec.name,
-                rel(&ctx.run_dir, &g.root)
+                paths::display(&g.root, &ctx.run_dir)
             ));
         }
     }

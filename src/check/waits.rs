@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use crate::config::Options;
 use crate::lsp::Pool;
+use crate::model::Options;
 use crate::wait::{self, Outcome};
 
 use super::before::workspace_servers;

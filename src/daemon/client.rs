@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::check::{Context, Job};
 use crate::cli::{DaemonAction, Format};
-use crate::report::Report;
+use crate::model::Report;
 use crate::report::progress::Watcher;
 use crate::servers::ServerSpec;
 

@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::Job;
-use crate::config::Options;
-use crate::report::Report;
+use crate::model::Options;
+use crate::model::Report;
 use crate::servers::ServerSpec;
 
 /// Bumped whenever a message changes shape. 2: progress, the cache queries

@@ -44,15 +44,8 @@ pub fn reverse_patch(patch: &[u8]) -> Result<Vec<u8>, EditError> {
     reverse::reverse(patch)
 }
 
-/// What happens to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    Created,
-    Modified,
-    Deleted,
-    Renamed,
-}
+/// What happens to one file: data the report shares, so it lives in `model`.
+pub use crate::model::Action;
 
 /// One file of an edit. Paths are absolute and lie inside the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -14,12 +14,14 @@ use std::path::Path;
 use lsp_types::{Diagnostic, NumberOrString};
 use serde::Serialize;
 
+use super::ignore_broken_pipe;
 use super::json::file_uri;
 use super::styles::Styles;
 use super::text::diagnostic_line;
-use super::{Level, display_path, ignore_broken_pipe};
 use crate::cli::Format;
 use crate::daemon::protocol::{CachedFile, MessageLine, Status};
+use crate::model::Level;
+use crate::paths;
 
 #[derive(Serialize)]
 struct JsonCachedFile<'a> {
@@ -70,7 +72,7 @@ pub fn write_diagnostics(
         }
         Format::Text => {
             for file in files {
-                let path = display_path(&file.path, run_dir);
+                let path = paths::display(&file.path, run_dir);
                 for d in sorted(&file.diagnostics) {
                     writeln!(out, "{}", diagnostic_line(&path, d, styles))?;
                 }

@@ -15,12 +15,12 @@ use std::path::Path;
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
 use serde::Serialize;
 
-use super::display_path;
 use super::json::tag_name;
 use super::styles::Styles;
 use super::text::{diagnostic_line, one_line};
 use crate::cli::Format;
 use crate::history::{Run, StoredDiagnostic};
+use crate::paths;
 
 /// Bumped when a key changes meaning or disappears.
 pub const SCHEMA: u32 = 1;
@@ -103,7 +103,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
             .files
             .iter()
             .map(|f| JsonFile {
-                path: display_path(&f.path, view.run_dir),
+                path: paths::display(&f.path, view.run_dir),
                 action: &f.action,
             })
             .collect(),
@@ -117,7 +117,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
             run.diagnostics
                 .iter()
                 .map(|d| JsonDiagnostic {
-                    path: display_path(&d.path, view.run_dir),
+                    path: paths::display(&d.path, view.run_dir),
                     role: &d.role,
                     line: d.line,
                     column: d.column,
@@ -229,7 +229,7 @@ pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result
         let files: Vec<String> = run
             .files
             .iter()
-            .map(|f| format!("{} ({})", display_path(&f.path, view.run_dir), f.action))
+            .map(|f| format!("{} ({})", paths::display(&f.path, view.run_dir), f.action))
             .collect();
         writeln!(out, "Files: {}", files.join(", "))?;
     }
@@ -253,7 +253,7 @@ pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result
 /// [`diagnostic_line`], so the two cannot drift apart.
 fn entry(d: &StoredDiagnostic, run_dir: &Path) -> String {
     diagnostic_line(
-        &display_path(&d.path, run_dir),
+        &paths::display(&d.path, run_dir),
         &as_lsp(d),
         &Styles::plain(),
     )
@@ -349,7 +349,7 @@ mod tests {
 
     use super::*;
     use crate::history::RunFile;
-    use crate::report::Level;
+    use crate::model::Level;
 
     #[test]
     fn utc_times() {

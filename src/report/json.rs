@@ -10,9 +10,9 @@ use lsp_types::{DiagnosticTag, NumberOrString};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 use serde::Serialize;
 
-use super::{
-    Action, Counts, Level, Report, Role, ServerStatus, display_path, file_order_key, listed,
-};
+use super::file_order_key;
+use crate::model::{Action, Counts, Level, Report, Role, ServerStatus, listed};
+use crate::paths;
 
 /// Bumped when a key changes meaning or disappears; adding keys does not bump it.
 pub const SCHEMA: u32 = 1;
@@ -122,7 +122,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
         summary.new.warnings += new.warnings;
 
         json_files.push(JsonFile {
-            path: display_path(&file.path, run_dir),
+            path: paths::display(&file.path, run_dir),
             uri: file_uri(&file.path),
             role: file.role,
             diagnostics: shown
@@ -146,7 +146,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                             .related
                             .iter()
                             .map(|r| JsonRelated {
-                                path: display_path(&r.path, run_dir),
+                                path: paths::display(&r.path, run_dir),
                                 severity: Level::of(&r.diagnostic).lsp_name(),
                                 message: &r.diagnostic.message,
                                 source: r.diagnostic.source.as_deref(),
@@ -167,7 +167,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
             .applied
             .iter()
             .map(|applied| JsonApplied {
-                path: display_path(&applied.path, run_dir),
+                path: paths::display(&applied.path, run_dir),
                 action: applied.action,
             })
             .collect(),
@@ -189,7 +189,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
         skipped: report
             .skipped
             .iter()
-            .map(|path| display_path(path, run_dir))
+            .map(|path| paths::display(path, run_dir))
             .collect(),
         rejected: report.rejected,
         timed_out: report.timed_out,
@@ -275,9 +275,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::super::fixtures::*;
-    use super::super::{RenderOptions, ServerReport, styles::Styles};
+    use super::super::{RenderOptions, styles::Styles};
     use super::*;
     use crate::cli::Format;
+    use crate::model::ServerReport;
 
     fn render_text(report: &Report, all: bool) -> String {
         let mut out = Vec::new();
@@ -382,7 +383,7 @@ mod tests {
         // cli.py's first error, at line 2.
         report.files[0].diagnostics[0]
             .related
-            .push(crate::report::Related {
+            .push(crate::model::Related {
                 path: PathBuf::from("/abs/root/src/a.py"),
                 diagnostic: hint,
             });

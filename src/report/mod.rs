@@ -1,138 +1,12 @@
-//! The report: the single output model of a run, and the only code that writes to
-//! stdout (text blocks or JSON).
-//!
-//! Besides the model, this module owns what both renderings share: which diagnostics a
-//! run lists (new only, or all with `--all`), in which order, how paths print, how
-//! severities count, and the exit status they imply. [`text`] and [`json`] lay them out.
+//! The renderers: the only code that writes to stdout. They read the plain data of
+//! `model` (a run's [`Report`], the history's runs, the daemon's answers, the servers'
+//! doctor) and lay it out as text blocks or JSON; [`text`] and [`json`] for a run.
 
 use std::io::{self, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
-use lsp_types::{Diagnostic, DiagnosticSeverity};
-
-use crate::cli::{FailOn, Format};
-use crate::diff::Identity;
-use crate::edit::Action;
-use crate::exit;
-
-/// Whether a file was edited or reported because the edit may have broken it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Edited,
-    Dependent,
-}
-
-/// One diagnostic as the run reports it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Reported {
-    pub diagnostic: Diagnostic,
-    /// Not present, at the mapped place, before the edit.
-    pub new: bool,
-    /// Diagnostics folded into this one (`check::merge`): another source's report of
-    /// the same problem, and the hints that only point back at it. One line in the
-    /// text; JSON's `related`.
-    #[serde(default)]
-    pub related: Vec<Related>,
-}
-
-impl Reported {
-    pub fn new(diagnostic: Diagnostic, new: bool) -> Reported {
-        Reported {
-            diagnostic,
-            new,
-            related: Vec::new(),
-        }
-    }
-}
-
-/// A diagnostic folded into another, and the file it was reported in.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Related {
-    pub path: PathBuf,
-    pub diagnostic: Diagnostic,
-}
-
-/// A checked file and its diagnostics after the edit.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct FileReport {
-    /// Absolute path.
-    pub path: PathBuf,
-    pub role: Role,
-    pub diagnostics: Vec<Reported>,
-}
-
-/// How one server's part of the run went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerStatus {
-    /// Every wait ended with the files settled.
-    Ok,
-    /// A wait ran out before its files were settled.
-    Timeout,
-    /// The command is not installed.
-    Missing,
-    /// The server could not be started or initialised.
-    Failed,
-    /// The server died during the run.
-    Crashed,
-}
-
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ServerReport {
-    pub name: String,
-    pub status: ServerStatus,
-    pub primary_ms: Option<u64>,
-    pub cross_file_ms: Option<u64>,
-    /// Why the status is not `Ok`, for a `note:` line.
-    pub detail: Option<String>,
-}
-
-/// A file of the edit and what happened to it on disk.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Applied {
-    pub path: PathBuf,
-    pub action: Action,
-}
-
-/// Everything a run reports.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Report {
-    pub workspace: PathBuf,
-    /// Paths print relative to this directory.
-    pub run_dir: PathBuf,
-    pub applied: Vec<Applied>,
-    pub dry_run: bool,
-    /// `--reject` refused the edit: the disk was left as it was.
-    pub rejected: bool,
-    /// Whether an edit was made at all (false for `check`).
-    pub is_edit: bool,
-    pub files: Vec<FileReport>,
-    /// Diagnostics present before and gone after (in checked files).
-    pub fixed: usize,
-    pub servers: Vec<ServerReport>,
-    /// Extra `note:` lines for the summary (what was not checked and why).
-    pub notes: Vec<String>,
-    /// Files no server covers.
-    pub skipped: Vec<PathBuf>,
-    /// Number of dependent files checked, and how long the cross-file phase took.
-    pub cross_files_checked: usize,
-    pub cross_file_secs: f64,
-    pub timed_out: bool,
-    pub exit_code: i32,
-}
-
-impl Report {
-    /// Whether something the run needed went unchecked: a server was missing, failed or
-    /// crashed, or a wait ran out (exit status 3 when nothing new was found).
-    pub fn incomplete(&self) -> bool {
-        self.timed_out
-            || self
-                .servers
-                .iter()
-                .any(|server| server.status != ServerStatus::Ok)
-    }
-}
+use crate::model::{FileReport, Format, Report, Role};
+use crate::paths;
 
 pub mod daemon;
 pub mod history;
@@ -200,7 +74,7 @@ pub fn render_stderr_notes(
         .skipped
         .iter()
         .take(max_entries)
-        .map(|path| display_path(path, &report.run_dir))
+        .map(|path| paths::display(path, &report.run_dir))
         .collect();
     if report.skipped.len() > max_entries {
         paths.push(format!(
@@ -211,234 +85,11 @@ pub fn render_stderr_notes(
     writeln!(err, "note: skipped (no server): {}", paths.join(", "))
 }
 
-/// The exit status the diagnostics imply (SPEC section 4, without bad input, which never
-/// reaches a report): 1 if a new diagnostic is at or above `fail_on`, else 3 if the check
-/// was `incomplete`, else 0.
-pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> i32 {
-    let threshold = match fail_on {
-        FailOn::Error => Some(Level::Error),
-        FailOn::Warning => Some(Level::Warning),
-        FailOn::Never => None,
-    };
-    let failed = threshold.is_some_and(|threshold| {
-        report_files
-            .iter()
-            .flat_map(|file| &file.diagnostics)
-            .any(|reported| reported.new && Level::of(&reported.diagnostic) <= threshold)
-    });
-    if failed {
-        exit::NEW_DIAGNOSTICS
-    } else if incomplete {
-        exit::INCOMPLETE
-    } else {
-        exit::OK
-    }
-}
-
-/// Drop from `files` the diagnostics below `severity` (`--severity`), keeping those
-/// at or above `fail_on`'s level: a run never fails on what it does not list.
-pub fn keep_severity(files: &mut [FileReport], severity: crate::cli::Severity, fail_on: FailOn) {
-    use crate::cli::Severity;
-    let shown = match severity {
-        Severity::Error => Level::Error,
-        Severity::Warning => Level::Warning,
-        Severity::Info => Level::Info,
-        Severity::Hint => Level::Hint,
-    };
-    let failing = match fail_on {
-        FailOn::Error => Level::Error,
-        FailOn::Warning => Level::Warning,
-        FailOn::Never => Level::Error,
-    };
-    let lowest = shown.max(failing);
-    for file in files {
-        file.diagnostics
-            .retain(|reported| Level::of(&reported.diagnostic) <= lowest);
-    }
-}
-
-/// The one-line outcome, as the summary's `New:` line prints it (also fit for a history
-/// record): `New: 6 errors, 0 warnings, fixed 2 (edit applied; 2 files checked across
-/// files in 0.41s)`.
-pub fn summary_line(report: &Report) -> String {
-    let new = Counts::of(
-        report
-            .files
-            .iter()
-            .flat_map(|file| listed(file, false))
-            .map(|reported| &reported.diagnostic),
-    );
-    let fixed = if report.fixed > 0 {
-        format!(", fixed {}", report.fixed)
-    } else {
-        String::new()
-    };
-    let state = if !report.is_edit {
-        "no edit"
-    } else if report.rejected {
-        "edit rejected, not written"
-    } else if report.dry_run {
-        "dry run, not written"
-    } else {
-        "edit applied"
-    };
-    // The cross-file clause only when other files were checked: "0 files checked
-    // across files" says nothing.
-    let cross = if report.cross_files_checked > 0 {
-        format!(
-            "; {} checked across files in {:.2}s",
-            plural(report.cross_files_checked, "file"),
-            report.cross_file_secs
-        )
-    } else {
-        String::new()
-    };
-    format!("New: {}{fixed} ({state}{cross})", new.phrase())
-}
-
-/// `1 error`, `2 errors`, `0 errors`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-/// A diagnostic's severity as lspgate ranks and prints it. A missing severity is an
-/// error (LSP leaves it to the client; an unknown one is treated the same way, so a
-/// confused server cannot slip an error past `--fail-on`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Error,
-    Warning,
-    Info,
-    Hint,
-}
-
-impl Level {
-    pub fn of(diagnostic: &Diagnostic) -> Level {
-        match diagnostic.severity {
-            Some(DiagnosticSeverity::WARNING) => Level::Warning,
-            Some(DiagnosticSeverity::INFORMATION) => Level::Info,
-            Some(DiagnosticSeverity::HINT) => Level::Hint,
-            _ => Level::Error,
-        }
-    }
-
-    /// The text form's word.
-    pub fn short_name(self) -> &'static str {
-        match self {
-            Level::Error => "Error",
-            Level::Warning => "Warn",
-            Level::Info => "Info",
-            Level::Hint => "Hint",
-        }
-    }
-
-    /// The JSON form's word, LSP's own names.
-    pub fn lsp_name(self) -> &'static str {
-        match self {
-            Level::Error => "Error",
-            Level::Warning => "Warning",
-            Level::Info => "Information",
-            Level::Hint => "Hint",
-        }
-    }
-}
-
-/// Errors and warnings among some diagnostics (the summary counts nothing else).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Counts {
-    pub errors: usize,
-    pub warnings: usize,
-}
-
-impl Counts {
-    pub fn of<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) -> Counts {
-        let mut counts = Counts::default();
-        for diagnostic in diagnostics {
-            match Level::of(diagnostic) {
-                Level::Error => counts.errors += 1,
-                Level::Warning => counts.warnings += 1,
-                Level::Info | Level::Hint => {}
-            }
-        }
-        counts
-    }
-
-    /// `1 error, 0 warnings`. (The SPEC's example wrote `1 errors`; issue 13 asked for
-    /// English, and a script matches `[0-9]+ errors?,`.)
-    fn phrase(self) -> String {
-        format!(
-            "{}, {}",
-            plural(self.errors, "error"),
-            plural(self.warnings, "warning")
-        )
-    }
-}
-
-/// What a run lists of one file: its new diagnostics (all of them with `all`), exact
-/// duplicates dropped, ordered by severity, line, column (then message, so equal places
-/// still print in a stable order).
-pub fn listed(file: &FileReport, all: bool) -> Vec<&Reported> {
-    let mut seen = std::collections::HashSet::new();
-    let mut listed: Vec<&Reported> = file
-        .diagnostics
-        .iter()
-        .filter(|reported| all || reported.new)
-        .filter(|reported| seen.insert(Identity(&reported.diagnostic)))
-        .collect();
-    listed.sort_by(|a, b| order_key(&a.diagnostic).cmp(&order_key(&b.diagnostic)));
-    listed
-}
-
-fn order_key(diagnostic: &Diagnostic) -> (Level, lsp_types::Position, &str) {
-    (
-        Level::of(diagnostic),
-        diagnostic.range.start,
-        diagnostic.message.as_str(),
-    )
-}
-
-/// `path` as the user should read it: relative to `run_dir`, with `../` when it lies
-/// outside; absolute when the two share nothing but the root (`/usr/lib/...` reads
-/// better than `../../../usr/lib/...`) or lie on different roots (Windows drives).
-pub fn display_path(path: &Path, run_dir: &Path) -> String {
-    if path.is_relative() {
-        return path.display().to_string();
-    }
-    let mut path_components = path.components().peekable();
-    let mut dir_components = run_dir.components().peekable();
-    let mut shared_normal = false;
-    while let (Some(a), Some(b)) = (path_components.peek(), dir_components.peek()) {
-        if a != b {
-            break;
-        }
-        shared_normal |= matches!(a, Component::Normal(_));
-        path_components.next();
-        dir_components.next();
-    }
-    if !shared_normal {
-        return path.display().to_string();
-    }
-    let mut relative = PathBuf::new();
-    for _ in dir_components {
-        relative.push("..");
-    }
-    relative.extend(path_components);
-    if relative.as_os_str().is_empty() {
-        ".".to_owned()
-    } else {
-        relative.display().to_string()
-    }
-}
-
 /// Orders files for output: edited before dependent, then by the path as printed.
 fn file_order_key(file: &FileReport, run_dir: &Path) -> (bool, String) {
     (
         file.role == Role::Dependent,
-        display_path(&file.path, run_dir),
+        paths::display(&file.path, run_dir),
     )
 }
 
@@ -450,7 +101,9 @@ pub(crate) mod fixtures {
 
     use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
 
-    use super::*;
+    use crate::model::{
+        Action, Applied, FileReport, Report, Reported, Role, ServerReport, ServerStatus,
+    };
 
     pub fn diag(
         severity: DiagnosticSeverity,
@@ -589,28 +242,34 @@ mod tests {
 
     use super::fixtures::*;
     use super::*;
+    use crate::exit;
+    use std::path::PathBuf;
+
+    use crate::model::{
+        Counts, FailOn, Level, ServerStatus, exit_code, keep_severity, listed, plural, summary_line,
+    };
 
     #[test]
     fn relative_paths() {
         let run_dir = Path::new("/work/proj/src");
         assert_eq!(
-            display_path(Path::new("/work/proj/src/a.py"), run_dir),
+            paths::display(Path::new("/work/proj/src/a.py"), run_dir),
             "a.py"
         );
         assert_eq!(
-            display_path(Path::new("/work/proj/lib/b.py"), run_dir),
+            paths::display(Path::new("/work/proj/lib/b.py"), run_dir),
             "../lib/b.py"
         );
         assert_eq!(
-            display_path(Path::new("/work/other/c.py"), run_dir),
+            paths::display(Path::new("/work/other/c.py"), run_dir),
             "../../other/c.py"
         );
         assert_eq!(
-            display_path(Path::new("/usr/lib/d.pyi"), run_dir),
+            paths::display(Path::new("/usr/lib/d.pyi"), run_dir),
             "/usr/lib/d.pyi"
         );
-        assert_eq!(display_path(Path::new("/work/proj/src"), run_dir), ".");
-        assert_eq!(display_path(Path::new("rel/e.py"), run_dir), "rel/e.py");
+        assert_eq!(paths::display(Path::new("/work/proj/src"), run_dir), ".");
+        assert_eq!(paths::display(Path::new("rel/e.py"), run_dir), "rel/e.py");
     }
 
     #[test]

@@ -16,9 +16,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{display_path, ignore_broken_pipe};
+use super::ignore_broken_pipe;
 use crate::cli::Format;
 use crate::doctor::{Choice, Doctor, FileExplanation, Reason, ServerInfo};
+use crate::paths;
 use crate::servers::{Origin, Role};
 
 /// Bumped when a key changes meaning or disappears; adding keys does not bump it.
@@ -100,7 +101,7 @@ fn render_config(doctor: &Doctor, out: &mut dyn Write) -> io::Result<()> {
     let files: Vec<String> = doctor
         .config_files
         .iter()
-        .map(|path| display_path(path, &doctor.run_dir))
+        .map(|path| paths::display(path, &doctor.run_dir))
         .collect();
     if files.is_empty() {
         writeln!(out, "Config files: none (built-in table only)")?;
@@ -115,7 +116,7 @@ fn render_config(doctor: &Doctor, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn render_file(doctor: &Doctor, file: &FileExplanation, out: &mut dyn Write) -> io::Result<()> {
-    let shown = display_path(&file.path, &doctor.run_dir);
+    let shown = paths::display(&file.path, &doctor.run_dir);
     let kind = match &file.extension {
         Some(ext) => format!(".{ext} files"),
         None => "files without an extension".to_string(),
@@ -391,7 +392,7 @@ fn build(doctor: &Doctor) -> JsonDoctor<'_> {
             })
             .collect(),
         file: doctor.file.as_ref().map(|file| JsonFile {
-            path: display_path(&file.path, &doctor.run_dir),
+            path: paths::display(&file.path, &doctor.run_dir),
             extension: file.extension.as_deref(),
             candidates: &file.candidates,
             linters: &file.linters,

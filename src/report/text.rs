@@ -6,11 +6,13 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
+use super::RenderOptions;
 use super::styles::Styles;
-use super::{
-    Counts, FileReport, Level, RenderOptions, Report, Reported, Role, ServerReport, ServerStatus,
-    display_path, listed, summary_line,
+use crate::model::{
+    Counts, FileReport, Level, Report, Reported, Role, ServerReport, ServerStatus, listed,
+    summary_line,
 };
+use crate::paths;
 
 /// Longest message printed, in characters; longer ones end in `…`.
 pub const MAX_MESSAGE_CHARS: usize = 400;
@@ -80,7 +82,7 @@ fn entries(report: &Report, role: Role, all: bool) -> Vec<Entry<'_>> {
         .iter()
         .filter(|file: &&FileReport| file.role == role)
         .flat_map(|file| {
-            let path = display_path(&file.path, &report.run_dir);
+            let path = paths::display(&file.path, &report.run_dir);
             listed(file, all).into_iter().map(move |reported| Entry {
                 path: path.clone(),
                 reported,
@@ -96,8 +98,8 @@ fn entries(report: &Report, role: Role, all: bool) -> Vec<Entry<'_>> {
     // list its diagnostics twice; `listed` only dedupes within one file.
     entries.dedup_by(|a, b| {
         a.path == b.path
-            && crate::diff::Identity(&a.reported.diagnostic)
-                == crate::diff::Identity(&b.reported.diagnostic)
+            && crate::model::Identity(&a.reported.diagnostic)
+                == crate::model::Identity(&b.reported.diagnostic)
     });
     entries
 }

@@ -1,0 +1,23 @@
+//! The data every layer shares, and nothing that acts: a run's options, what it
+//! reports, and what an edit did to a file. The bottom of the module graph: it depends
+//! on no other module of lspgate (but `exit`'s constants).
+
+pub mod options;
+pub mod report;
+
+pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, Severity};
+pub use report::{
+    Applied, Counts, FileReport, Identity, Level, Related, Report, Reported, Role, ServerReport,
+    ServerStatus, effective_severity, exit_code, keep_severity, listed, plural, same_problem,
+    summary_line,
+};
+
+/// What an edit does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Created,
+    Modified,
+    Deleted,
+    Renamed,
+}
