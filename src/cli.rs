@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
-pub use crate::model::{ColorChoice, FailOn, Format, LogLevel, Severity};
+pub use crate::model::{ColorChoice, FailOn, Format, LogLevel, ReportArgs, Severity};
 
 /// Apply an edit, let the project's language servers check it, and report the new
 /// diagnostics of the edited files and of the files the edit broke.
@@ -240,51 +240,6 @@ pub enum DaemonAction {
     },
     /// Stop the daemon, then start a new one.
     Restart,
-}
-
-/// Options shared by the reporting commands (write, edit, patch, check).
-#[derive(Debug, Clone, Default, Args)]
-pub struct ReportArgs {
-    /// Output form [default: text]
-    #[arg(long, value_enum, env = "LSPGATE_FORMAT")]
-    pub format: Option<Format>,
-    /// How long a cold server may take to start and finish its initial analysis [default: 60s]
-    #[arg(long, value_name = "DUR", env = "LSPGATE_STARTUP_TIMEOUT")]
-    pub startup_timeout: Option<String>,
-    /// Primary wait, for the edited files' fresh diagnostics [default: 5s]
-    #[arg(long, value_name = "DUR", env = "LSPGATE_TIMEOUT")]
-    pub timeout: Option<String>,
-    /// Cross-file wait, after the primary wait, for other files' diagnostics; it ends when the servers say they are done [default: 60s]
-    #[arg(long, value_name = "DUR", env = "LSPGATE_CROSS_FILE_TIMEOUT")]
-    pub cross_file_timeout: Option<String>,
-    /// Report every diagnostic of the touched and dependent files, not only new ones.
-    #[arg(long)]
-    pub all: bool,
-    /// Exit 1 when a new diagnostic at or above this severity exists [default: error]
-    #[arg(long, value_enum, env = "LSPGATE_FAIL_ON")]
-    pub fail_on: Option<FailOn>,
-    /// List diagnostics at or above this severity, and always those at --fail-on
-    /// (`warning` hides infos and hints) [default: hint]
-    #[arg(long, value_enum, env = "LSPGATE_SEVERITY")]
-    pub severity: Option<Severity>,
-    /// Never touch the disk: the servers see the new text in memory only.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Apply the edit only if it introduces no diagnostic at --fail-on.
-    #[arg(long)]
-    pub reject: bool,
-    /// Run the servers inside this process and stop them at exit.
-    #[arg(long)]
-    pub no_daemon: bool,
-    /// Cap per block; the rest is counted in a `... and N more` line [default: 20]
-    #[arg(long, value_name = "N", env = "LSPGATE_MAX_ENTRIES")]
-    pub max_entries: Option<usize>,
-    /// Show no progress line on stderr while waiting.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    /// Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]
-    #[arg(long, value_enum, env = "LSPGATE_COLOR")]
-    pub color: Option<ColorChoice>,
 }
 
 /// The clap command, for completions, man pages and tests.

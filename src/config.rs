@@ -25,8 +25,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::cli::ReportArgs;
-use crate::model::options::{ColorChoice, FailOn, Format, Options, Severity};
+use crate::model::options::{ColorChoice, FailOn, Format, Options, ReportArgs, Severity};
 use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
 
 /// The project's config file, at the top of the workspace.

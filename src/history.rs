@@ -37,10 +37,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use lsp_types::{DiagnosticTag, NumberOrString};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
-use crate::cli::Format;
 use crate::model::{Level, Report, Role};
-use crate::report::json::{tag_from_name, tag_name};
-use crate::report::{self};
+use crate::model::{tag_from_name, tag_name};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
 /// version `i` to `i + 1` (`PRAGMA user_version`). Append; never edit a released one.
@@ -312,7 +310,7 @@ pub fn db_path(workspace: &Path) -> Option<PathBuf> {
         .or_else(|| {
             directories::BaseDirs::new().map(|b| b.home_dir().join(".local/share").join("lspgate"))
         })?;
-    let hash = crate::daemon::paths::workspace_hash(workspace);
+    let hash = crate::paths::workspace_hash(workspace);
     Some(data.join("history").join(format!("{hash}.sqlite3")))
 }
 
@@ -862,27 +860,6 @@ fn diagnostics_of(conn: &Connection, run_id: i64) -> rusqlite::Result<Vec<Stored
     rows.collect()
 }
 
-/// `lspgate history`: list runs, show one, or gate on the last ([`gate`]; 2 when
-/// nothing was recorded).
-pub fn command(
-    workspace: &Path,
-    run_dir: &Path,
-    run: Option<i64>,
-    last: bool,
-    limit: usize,
-    format: Format,
-) -> anyhow::Result<i32> {
-    let view = report::history::View { run_dir, format };
-    if !last && run.is_none() {
-        let runs = list(workspace, limit).map_err(|e| anyhow::anyhow!("history: {e}"))?;
-        report::history::print_list(&runs, workspace, &view)?;
-        return Ok(crate::exit::OK);
-    }
-    let found = find(workspace, run)?;
-    report::history::print_run(&found, &view)?;
-    Ok(if last { found.gate() } else { crate::exit::OK })
-}
-
 /// Run `id` with its diagnostics, or the newest with `None`; an error, with the message
 /// `history` prints, when there is none.
 pub fn find(workspace: &Path, id: Option<i64>) -> anyhow::Result<Run> {
@@ -903,7 +880,7 @@ mod tests {
     use lsp_types::DiagnosticSeverity;
 
     use super::*;
-    use crate::report::fixtures::{diag, file, reported, spec_example, with_code};
+    use crate::model::fixtures::{diag, file, reported, spec_example, with_code};
 
     fn soon() -> Instant {
         Instant::now() + BUSY_TIMEOUT

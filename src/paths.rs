@@ -1,5 +1,6 @@
-//! Paths as lspgate shows them: one way to make a path relative to the directory a
-//! command ran in, for every message, note and report.
+//! Paths as lspgate shows them (one way to make a path relative to the directory a
+//! command ran in, for every message, note and report), and the name lspgate gives a
+//! workspace in the per-user directories (its daemon's socket, its history).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -34,4 +35,16 @@ pub fn display(path: &Path, run_dir: &Path) -> String {
     } else {
         relative.display().to_string()
     }
+}
+
+/// A stable 64-bit FNV-1a hash of the path's bytes, as 16 hex digits. Stable across
+/// builds and versions (std's hasher is not), so every lspgate finds the same socket.
+pub fn workspace_hash(workspace: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in workspace.as_os_str().as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
 }

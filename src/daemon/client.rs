@@ -17,9 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::check::{Context, Job};
-use crate::cli::{DaemonAction, Format};
 use crate::model::Report;
-use crate::report::progress::Watcher;
+use crate::model::progress::Watcher;
 use crate::servers::ServerSpec;
 
 use super::SUBCOMMAND;
@@ -403,62 +402,11 @@ fn wait_gone(paths: &Paths, pid: Option<u32>) -> bool {
     }
 }
 
-/// `lspgate daemon ACTION` for `workspace`; returns the exit status.
-pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
-    use crate::report::daemon::{print, write_status, write_statuses};
-    let paths = Paths::for_workspace(workspace)
-        .map_err(|e| anyhow::anyhow!("daemon runtime directory: {e}"))?;
-    let say = |text: String| print(|out| writeln!(out, "{text}"));
-    match action {
-        DaemonAction::Status { all: true, format } => {
-            let statuses = all_statuses(&paths.dir);
-            match (format, statuses.is_empty()) {
-                (Format::Text, true) => say("no daemon running".into())?,
-                _ => print(|out| write_statuses(out, &statuses, *format))?,
-            }
-            Ok(if statuses.is_empty() {
-                1
-            } else {
-                crate::exit::OK
-            })
-        }
-        DaemonAction::Status { all: false, format } => match status(&paths) {
-            Some(status) => {
-                match format {
-                    Format::Json => say(serde_json::to_string(&status)?)?,
-                    Format::Text => print(|out| write_status(out, &status))?,
-                }
-                Ok(crate::exit::OK)
-            }
-            None => {
-                match format {
-                    Format::Json => say("null".into())?,
-                    Format::Text => say(format!("no daemon for {}", workspace.display()))?,
-                }
-                Ok(1)
-            }
-        },
-        DaemonAction::Stop => {
-            say(stop(&paths)?)?;
-            Ok(crate::exit::OK)
-        }
-        DaemonAction::Start => {
-            say(start(&paths, workspace)?)?;
-            Ok(crate::exit::OK)
-        }
-        DaemonAction::Restart => {
-            stop(&paths)?;
-            say(start(&paths, workspace)?)?;
-            Ok(crate::exit::OK)
-        }
-    }
-}
-
 /// The status of every daemon with a socket in `dir`, by workspace. Sockets nobody
 /// listens on (a daemon that died) are passed over, and so are daemons of another
 /// version: hearing from us, they exit, as they would at the next run of their
 /// workspace.
-fn all_statuses(dir: &Path) -> Vec<Status> {
+pub(crate) fn all_statuses(dir: &Path) -> Vec<Status> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -515,7 +463,7 @@ pub fn query(workspace: &Path, what: Cache, query: &CacheQuery) -> anyhow::Resul
     }
 }
 
-fn status(paths: &Paths) -> Option<Status> {
+pub(crate) fn status(paths: &Paths) -> Option<Status> {
     let stream = connect(paths)?;
     match exchange(&stream, &RequestRef::Status) {
         Ok(Response::Status(status)) => Some(*status),
@@ -524,7 +472,7 @@ fn status(paths: &Paths) -> Option<Status> {
     }
 }
 
-fn start(paths: &Paths, workspace: &Path) -> anyhow::Result<String> {
+pub(crate) fn start(paths: &Paths, workspace: &Path) -> anyhow::Result<String> {
     for _ in 0..ATTEMPTS {
         let stream = connect_or_spawn(paths, workspace).map_err(|e| anyhow::anyhow!(e))?;
         match exchange(&stream, &RequestRef::Status) {
@@ -541,7 +489,7 @@ fn start(paths: &Paths, workspace: &Path) -> anyhow::Result<String> {
     anyhow::bail!("the daemon did not start (log: {})", paths.log.display())
 }
 
-fn stop(paths: &Paths) -> anyhow::Result<String> {
+pub(crate) fn stop(paths: &Paths) -> anyhow::Result<String> {
     let Some(stream) = connect(paths) else {
         return Ok("no daemon running".into());
     };

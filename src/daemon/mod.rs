@@ -66,7 +66,7 @@ const MAX_OPEN_DOCS: usize = 500;
 /// for every package it loads); the oldest are dropped beyond it (`lsp::cache`).
 const MAX_UNOPENED_DIAGNOSTICS: usize = 1000;
 /// A client drawing the status line gets the servers' progress this often while a
-/// run waits, once the line shows (after [`crate::report::progress::SHOW_AFTER`]).
+/// run waits, once the line shows (after [`crate::model::progress::SHOW_AFTER`]).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// How long sending one progress message may take; a client that does not read gets
 /// no more of them.
@@ -698,7 +698,7 @@ impl Daemon {
                 });
             }
         }
-        crate::report::daemon::merge(files)
+        merge(files)
     }
 
     /// The last `query.limit` messages of each server's `ring` at `query.level` or
@@ -826,7 +826,7 @@ fn check_request(workspace: &Path, req: &RunRequest) -> Result<(), String> {
 /// [`PROGRESS_EVERY`], once the line would show, the live servers and their progress.
 /// A client that stops reading gets no more (the run goes on).
 fn progress_sender(stream: UnixStream, identity: Identity) -> Observer {
-    let mut next = Instant::now() + crate::report::progress::SHOW_AFTER;
+    let mut next = Instant::now() + crate::model::progress::SHOW_AFTER;
     let mut broken = false;
     Box::new(move |servers: &[Server]| {
         let now = Instant::now();
@@ -834,7 +834,7 @@ fn progress_sender(stream: UnixStream, identity: Identity) -> Observer {
             return;
         }
         next = now + PROGRESS_EVERY;
-        let busy = crate::report::progress::busy(servers);
+        let busy = crate::lsp::busy(servers);
         let sent = protocol::encode(&identity, &Response::Progress(busy))
             .and_then(|frame| protocol::write_frame(&stream, &frame, now + PROGRESS_WRITE));
         if let Err(e) = sent {
@@ -856,4 +856,22 @@ fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn peer_uid(_stream: &UnixStream) -> io::Result<u32> {
     Ok(paths::uid())
+}
+
+/// The files of `files` merged by path (several servers may report one file), exact
+/// duplicates dropped.
+pub(crate) fn merge(files: impl IntoIterator<Item = CachedFile>) -> Vec<CachedFile> {
+    let mut by_path: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    for file in files {
+        let list = by_path.entry(file.path).or_default();
+        for d in file.diagnostics {
+            if !list.contains(&d) {
+                list.push(d);
+            }
+        }
+    }
+    by_path
+        .into_iter()
+        .map(|(path, diagnostics)| CachedFile { path, diagnostics })
+        .collect()
 }

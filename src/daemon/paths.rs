@@ -25,7 +25,7 @@ impl Paths {
     pub fn for_workspace(workspace: &Path) -> io::Result<Paths> {
         let dir = runtime_dir();
         ensure_private_dir(&dir)?;
-        let hash = workspace_hash(workspace);
+        let hash = crate::paths::workspace_hash(workspace);
         Ok(Paths {
             socket: dir.join(format!("{hash}.sock")),
             lock: dir.join(format!("{hash}.lock")),
@@ -92,18 +92,6 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// A stable 64-bit FNV-1a hash of the path's bytes, as 16 hex digits. Stable across
-/// builds and versions (std's hasher is not), so every lspgate finds the same socket.
-pub fn workspace_hash(workspace: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in workspace.as_os_str().as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}")
-}
-
 /// Take the exclusive lock on `path`, creating it. `Ok(None)` when another process
 /// holds it. The lock is held as long as the returned file is open.
 pub fn try_lock(path: &Path) -> io::Result<Option<File>> {
@@ -161,11 +149,20 @@ mod tests {
 
     #[test]
     fn hash_is_stable_and_short() {
-        assert_eq!(workspace_hash(Path::new("")), "cbf29ce484222325");
-        let a = workspace_hash(Path::new("/home/me/project"));
+        assert_eq!(
+            crate::paths::workspace_hash(Path::new("")),
+            "cbf29ce484222325"
+        );
+        let a = crate::paths::workspace_hash(Path::new("/home/me/project"));
         assert_eq!(a.len(), 16);
-        assert_eq!(a, workspace_hash(Path::new("/home/me/project")));
-        assert_ne!(a, workspace_hash(Path::new("/home/me/project2")));
+        assert_eq!(
+            a,
+            crate::paths::workspace_hash(Path::new("/home/me/project"))
+        );
+        assert_ne!(
+            a,
+            crate::paths::workspace_hash(Path::new("/home/me/project2"))
+        );
     }
 
     #[test]

@@ -163,13 +163,7 @@ pub struct MessageLine {
     pub message: String,
 }
 
-/// What the status line shows of one live server while a run waits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Busy {
-    pub server: String,
-    /// Its first work-done progress under way, if any.
-    pub progress: Option<crate::lsp::Progress>,
-}
+pub use crate::model::progress::Busy;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -118,13 +118,7 @@ pub struct FileStatus {
     pub idle: bool,
 }
 
-/// One work-done progress under way.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Progress {
-    pub title: String,
-    pub message: Option<String>,
-    pub percentage: Option<u32>,
-}
+pub use crate::model::progress::Progress;
 
 /// What a request we sent was for, so its answer lands in the right place.
 #[derive(Debug, Clone)]
@@ -1227,4 +1221,17 @@ fn initialize_params(spec: &ServerSpec, root: &Path) -> Value {
         params["initializationOptions"] = opts.clone();
     }
     params
+}
+
+/// What a daemon streams to a CLI drawing the line: the live servers and the first
+/// progress of each, as [`describe`] takes them.
+pub fn busy(servers: &[Server]) -> Vec<crate::model::progress::Busy> {
+    servers
+        .iter()
+        .filter(|s| !s.is_dead())
+        .map(|s| crate::model::progress::Busy {
+            server: s.name.clone(),
+            progress: s.progress.values().next().cloned(),
+        })
+        .collect()
 }

@@ -2,15 +2,20 @@
 //! reports, and what an edit did to a file. The bottom of the module graph: it depends
 //! on no other module of lspgate (but `exit`'s constants).
 
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod options;
+pub mod progress;
 pub mod report;
+pub mod request;
 
-pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, Severity};
+pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};
 pub use report::{
     Applied, Counts, FileReport, Identity, Level, Related, Report, Reported, Role, ServerReport,
     ServerStatus, effective_severity, exit_code, keep_severity, listed, plural, same_problem,
-    summary_line,
+    summary_line, tag_from_name, tag_name,
 };
+pub use request::Reporting;
 
 /// What an edit does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -6,7 +6,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use lsp_types::{Diagnostic, DiagnosticSeverity};
+use lsp_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
 
 use super::Action;
 use super::options::{FailOn, Severity};
@@ -355,5 +355,49 @@ impl Hash for Identity<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.0.range.hash(state);
         self.0.message.hash(state);
+    }
+}
+
+/// LSP's diagnostic tags and the words the report and the history give them.
+const TAG_NAMES: [(DiagnosticTag, &str); 2] = [
+    (DiagnosticTag::UNNECESSARY, "unnecessary"),
+    (DiagnosticTag::DEPRECATED, "deprecated"),
+];
+
+/// The word of a tag LSP defines; `None` for anything else a server invents, which is
+/// dropped.
+pub fn tag_name(tag: &DiagnosticTag) -> Option<&'static str> {
+    TAG_NAMES
+        .iter()
+        .find(|(known, _)| known == tag)
+        .map(|(_, name)| *name)
+}
+
+/// The tag [`tag_name`] names `name`; `None` for any other word.
+pub fn tag_from_name(name: &str) -> Option<DiagnosticTag> {
+    TAG_NAMES
+        .iter()
+        .find(|(_, known)| *known == name)
+        .map(|(tag, _)| tag.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tag_names_go_both_ways() {
+        for (tag, name) in [
+            (DiagnosticTag::UNNECESSARY, "unnecessary"),
+            (DiagnosticTag::DEPRECATED, "deprecated"),
+        ] {
+            assert_eq!(tag_name(&tag), Some(name));
+            assert_eq!(tag_from_name(name), Some(tag));
+        }
+        let invented: DiagnosticTag =
+            serde_json::from_value(serde_json::json!(99)).expect("any number is a tag");
+        assert_eq!(tag_name(&invented), None);
+        assert_eq!(tag_from_name(""), None);
+        assert_eq!(tag_from_name("Unnecessary"), None);
     }
 }

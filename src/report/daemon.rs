@@ -7,7 +7,6 @@
 //! JSON does. Text from servers is tamed before it reaches a terminal: no escape
 //! sequences, no carriage returns.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -18,8 +17,8 @@ use super::ignore_broken_pipe;
 use super::json::file_uri;
 use super::styles::Styles;
 use super::text::diagnostic_line;
-use crate::cli::Format;
 use crate::daemon::protocol::{CachedFile, MessageLine, Status};
+use crate::model::Format;
 use crate::model::Level;
 use crate::paths;
 
@@ -257,24 +256,6 @@ fn human_memory(kib: Option<u64>) -> String {
     }
 }
 
-/// The files of `files` merged by path (several servers may report one file), exact
-/// duplicates dropped.
-pub fn merge(files: impl IntoIterator<Item = CachedFile>) -> Vec<CachedFile> {
-    let mut by_path: BTreeMap<std::path::PathBuf, Vec<Diagnostic>> = BTreeMap::new();
-    for file in files {
-        let list = by_path.entry(file.path).or_default();
-        for d in file.diagnostics {
-            if !list.contains(&d) {
-                list.push(d);
-            }
-        }
-    }
-    by_path
-        .into_iter()
-        .map(|(path, diagnostics)| CachedFile { path, diagnostics })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -385,7 +366,7 @@ mod tests {
                 diag(9, DiagnosticSeverity::ERROR, "other server"),
             ],
         });
-        let merged = merge(all);
+        let merged = crate::daemon::merge(all);
         assert_eq!(merged.len(), 2);
         assert_eq!(merged[0].path, PathBuf::from("/ws/a.py"));
         assert_eq!(merged[0].diagnostics.len(), 2);

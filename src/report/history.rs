@@ -15,11 +15,11 @@ use std::path::Path;
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
 use serde::Serialize;
 
-use super::json::tag_name;
 use super::styles::Styles;
 use super::text::{diagnostic_line, one_line};
-use crate::cli::Format;
 use crate::history::{Run, StoredDiagnostic};
+use crate::model::Format;
+use crate::model::tag_name;
 use crate::paths;
 
 /// Bumped when a key changes meaning or disappears.

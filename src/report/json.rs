@@ -6,11 +6,12 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use lsp_types::{DiagnosticTag, NumberOrString};
+use lsp_types::NumberOrString;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 use serde::Serialize;
 
 use super::file_order_key;
+use crate::model::tag_name;
 use crate::model::{Action, Counts, Level, Report, Role, ServerStatus, listed};
 use crate::paths;
 
@@ -199,28 +200,6 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
 
 /// The tags LSP defines and the words a diagnostic's `tags` names them by (the history
 /// stores the same words).
-const TAG_NAMES: [(DiagnosticTag, &str); 2] = [
-    (DiagnosticTag::UNNECESSARY, "unnecessary"),
-    (DiagnosticTag::DEPRECATED, "deprecated"),
-];
-
-/// The word of a tag LSP defines; `None` for anything else a server invents, which is
-/// dropped.
-pub fn tag_name(tag: &DiagnosticTag) -> Option<&'static str> {
-    TAG_NAMES
-        .iter()
-        .find(|(known, _)| known == tag)
-        .map(|(_, name)| *name)
-}
-
-/// The tag [`tag_name`] names `name`; `None` for any other word.
-pub fn tag_from_name(name: &str) -> Option<DiagnosticTag> {
-    TAG_NAMES
-        .iter()
-        .find(|(_, known)| *known == name)
-        .map(|(tag, _)| tag.clone())
-}
-
 /// What a path may hold unescaped in a `file://` URI (RFC 3986 `pchar` plus `/`):
 /// unreserved (`-._~` and alphanumerics), sub-delims, `:` and `@`.
 const PATH_CHARS: &AsciiSet = &NON_ALPHANUMERIC
@@ -271,14 +250,14 @@ pub fn file_uri(path: &Path) -> String {
 mod tests {
     use std::path::PathBuf;
 
-    use lsp_types::DiagnosticSeverity;
+    use lsp_types::{DiagnosticSeverity, DiagnosticTag};
     use serde_json::{Value, json};
 
-    use super::super::fixtures::*;
     use super::super::{RenderOptions, styles::Styles};
     use super::*;
-    use crate::cli::Format;
+    use crate::model::Format;
     use crate::model::ServerReport;
+    use crate::model::fixtures::*;
 
     fn render_text(report: &Report, all: bool) -> String {
         let mut out = Vec::new();
@@ -467,22 +446,6 @@ mod tests {
             json!({"name": "gopls", "status": "timeout", "primary_ms": null,
                    "cross_file_ms": null, "detail": "timed out after 5s"})
         );
-    }
-
-    #[test]
-    fn tag_names_go_both_ways() {
-        for (tag, name) in [
-            (DiagnosticTag::UNNECESSARY, "unnecessary"),
-            (DiagnosticTag::DEPRECATED, "deprecated"),
-        ] {
-            assert_eq!(tag_name(&tag), Some(name));
-            assert_eq!(tag_from_name(name), Some(tag));
-        }
-        let invented: DiagnosticTag =
-            serde_json::from_value(json!(99)).expect("any number is a tag");
-        assert_eq!(tag_name(&invented), None);
-        assert_eq!(tag_from_name(""), None);
-        assert_eq!(tag_from_name("Unnecessary"), None);
     }
 
     #[test]

@@ -9,23 +9,8 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::daemon::protocol::Busy;
-use crate::lsp::{Progress, Server};
-
-/// Waits shorter than this show nothing.
-pub const SHOW_AFTER: Duration = Duration::from_millis(1000);
-
-/// Follows one run while it waits.
-pub trait Watcher {
-    /// The run's live servers and the progress each has under way: after every pump in
-    /// process (at least every few tens of milliseconds while a wait lasts), as the
-    /// daemon streams it (every 100 ms once a wait has lasted [`SHOW_AFTER`]) otherwise.
-    fn progress(&mut self, busy: &[Busy]);
-
-    /// In process only, with each [`Watcher::progress`]: the pids of the servers the
-    /// run has running, for a caller that must be able to kill them.
-    fn servers(&mut self, _pids: &[u32]) {}
-}
+use crate::lsp::Server;
+use crate::model::progress::{Busy, Progress, SHOW_AFTER, Watcher};
 
 pub struct StatusLine {
     start: Instant,
@@ -97,19 +82,6 @@ pub fn describe(servers: &[Server], elapsed: Duration) -> String {
         .map(|s| (s.name.as_str(), s.progress.values().next()))
         .collect();
     describe_parts(&live, elapsed)
-}
-
-/// What a daemon streams to a CLI drawing the line: the live servers and the first
-/// progress of each, as [`describe`] takes them.
-pub fn busy(servers: &[Server]) -> Vec<Busy> {
-    servers
-        .iter()
-        .filter(|s| !s.is_dead())
-        .map(|s| Busy {
-            server: s.name.clone(),
-            progress: s.progress.values().next().cloned(),
-        })
-        .collect()
 }
 
 /// [`describe`] for the progress a daemon sent.

@@ -17,8 +17,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::ignore_broken_pipe;
-use crate::cli::Format;
 use crate::doctor::{Choice, Doctor, FileExplanation, Reason, ServerInfo};
+use crate::model::Format;
 use crate::paths;
 use crate::servers::{Origin, Role};
 

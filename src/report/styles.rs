@@ -4,7 +4,7 @@
 
 use owo_colors::Style;
 
-use crate::cli::ColorChoice;
+use crate::model::ColorChoice;
 
 /// The styles of the text report. Only severities and paths are coloured.
 #[derive(Debug, Clone, Copy, Default)]

@@ -197,9 +197,9 @@ mod tests {
 
     use lsp_types::{DiagnosticSeverity, DiagnosticTag, NumberOrString};
 
-    use super::super::fixtures::*;
     use super::*;
-    use crate::cli::Format;
+    use crate::model::Format;
+    use crate::model::fixtures::*;
 
     fn options(all: bool, max_entries: usize, styles: Styles) -> RenderOptions {
         RenderOptions {

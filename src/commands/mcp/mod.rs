@@ -39,9 +39,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use serde_json::{Value, json};
 
-use crate::cli::ReportArgs;
 use crate::daemon::protocol::Busy;
-use crate::report::progress::{SHOW_AFTER, Watcher, describe_busy};
+use crate::model::ReportArgs;
+use crate::model::progress::{SHOW_AFTER, Watcher};
+use crate::report::progress::describe_busy;
 use protocol::{INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND};
 use tools::{Call, Outcome};
 

@@ -19,12 +19,14 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Setup;
-use crate::cli::{Format, LogLevel};
+use crate::commands::run::{Ran, RunSetting, reporting_run};
 use crate::daemon::client::{self as daemon_client, Cache, Cached};
 use crate::daemon::protocol::CacheQuery;
-use crate::report::progress::Watcher;
+use crate::history;
+use crate::model::Reporting;
+use crate::model::progress::Watcher;
+use crate::model::{Format, LogLevel};
 use crate::report::{self, styles::Styles};
-use crate::{Ran, Reporting, RunSetting, history};
 
 /// A call, its arguments checked.
 pub enum Call {
@@ -410,7 +412,7 @@ fn reporting(
         .map(OsString::from)
         .collect();
     let invocation = history::Invocation::start(tool, &typed);
-    let (report, options) = match crate::reporting_run(&setting, &invocation, request, watcher)? {
+    let (report, options) = match reporting_run(&setting, &invocation, request, watcher)? {
         Ran::Done { report, options } => (report, options),
         Ran::Lost(why) | Ran::PartlyWritten(why) => return Ok(Outcome::Failed(why)),
     };

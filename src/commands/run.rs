@@ -1,0 +1,222 @@
+//! The reporting commands (`write`, `edit`, `patch`, `check`, and `lspgate mcp`'s
+//! tools of the same names): load the configuration, plan the job, run the check
+//! through the workspace's daemon or in this process, record it in the history, and
+//! (for the CLI) print the report. One function for every front, so none forks the
+//! check.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::error::Error;
+use crate::model::{ReportArgs, Reporting};
+use crate::{check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged};
+
+/// How long servers get to shut down at the end of a one-shot run, at most.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// ... and at least, when the run has already spent its timeouts.
+const SHUTDOWN_GRACE_MIN: Duration = Duration::from_millis(500);
+
+/// Where a reporting run happens and with which options.
+pub struct RunSetting<'a> {
+    pub workspace: &'a Path,
+    pub run_dir: &'a Path,
+    /// `--trust-project`.
+    pub trust_project: bool,
+    pub args: &'a ReportArgs,
+}
+
+/// How a reporting run ended, when it was not refused.
+pub enum Ran {
+    /// The report (recorded in the history), and the options that say how to render it.
+    Done {
+        report: Box<model::Report>,
+        options: model::Options,
+    },
+    /// The daemon took the run up and stopped answering: why. There is no report, the
+    /// edit may have been applied, and the run stays pending (exit status 3).
+    Lost(String),
+    /// A write failed after changing some files (exit status 4): what changed and
+    /// what did not.
+    PartlyWritten(String),
+}
+
+/// One reporting run, whoever asked for it (the CLI, or an `lspgate mcp` tool): load
+/// the configuration, plan the job, run it through the workspace's daemon (or in this
+/// process), and record it in the history. Rendering is the caller's.
+///
+/// `watcher` follows the run while it waits (the status line on stderr, an MCP
+/// client's progress). An `Err` is bad input (exit status 2): nothing was written, and
+/// its `{:#}` is the one-line message the CLI prints.
+pub fn reporting_run(
+    setting: &RunSetting<'_>,
+    invocation: &history::Invocation,
+    request: Reporting,
+    mut watcher: Option<Box<dyn crate::model::progress::Watcher>>,
+) -> anyhow::Result<Ran> {
+    let workspace = setting.workspace;
+    let loaded = config::load(workspace, setting.trust_project)?;
+    for note in &loaded.notes {
+        print_error(note);
+    }
+    let options = config::resolve_options(setting.args, &loaded.options)?;
+    let job = plan(request, workspace, setting.run_dir)?;
+    let ctx = check::Context {
+        workspace: workspace.to_path_buf(),
+        run_dir: setting.run_dir.to_path_buf(),
+        servers: loaded.servers,
+        options: options.clone(),
+    };
+    // Recorded before anything may change the disk: a run that is then killed, or
+    // that cannot record its outcome, fails the gate instead of passing it.
+    let pending = history::begin(workspace, setting.run_dir, invocation).map_err(|e| {
+        anyhow::anyhow!(
+            "history: {e}; this run was not made (the gate records every run before it \
+             changes anything), nothing was written"
+        )
+    })?;
+    let report = if options.no_daemon {
+        run_in_process(&ctx, job, watcher.take())
+    } else {
+        match daemon::client::run(&ctx, &job, watcher.as_mut(), setting.trust_project) {
+            daemon::client::Served::Report(report) => Ok(report),
+            daemon::client::Served::Failed(e) => Err(e),
+            daemon::client::Served::Unreachable(why) => {
+                print_error(&format!("note: {why}; running the servers in this process"));
+                run_in_process(&ctx, job, watcher.take())
+            }
+            // The edit may be applied: the run stays pending, and the gate says 3.
+            daemon::client::Served::Lost(why) => return Ok(Ran::Lost(why)),
+        }
+    };
+    // Done watching (a status line is cleared) before anything else is said.
+    drop(watcher.take());
+    let report = match report {
+        Ok(report) => report,
+        Err(e) if e.exit_code() == exit::PARTIAL => {
+            pending.partly_written(invocation, &e.summary());
+            return Ok(Ran::PartlyWritten(e.summary()));
+        }
+        Err(e) => {
+            pending.discard();
+            return Err(e.into());
+        }
+    };
+    // Before the caller shows the report: whoever reads a report can gate on it. A slow
+    // or broken history costs at most its busy timeout and never fails the run.
+    pending.complete(invocation, &report);
+    Ok(Ran::Done {
+        report: Box::new(report),
+        options,
+    })
+}
+
+/// The CLI's reporting commands: run, then print the report.
+pub(crate) fn report_run(
+    setting: &RunSetting<'_>,
+    invocation: &history::Invocation,
+    request: Reporting,
+    quiet: bool,
+) -> crate::error::Result<i32> {
+    let line = report::progress::StatusLine::for_stderr(quiet)
+        .map(|line| Box::new(line) as Box<dyn crate::model::progress::Watcher>);
+    match reporting_run(setting, invocation, request, line)? {
+        Ran::Lost(why) => Err(Error::Lost(why)),
+        Ran::PartlyWritten(what) => Err(Error::PartlyWritten(what)),
+        Ran::Done { report, options } => {
+            let render = report::RenderOptions {
+                format: options.format,
+                all: options.all,
+                max_entries: options.max_entries,
+                styles: if report::styles::should_colorize(options.color) {
+                    report::styles::Styles::colorized()
+                } else {
+                    report::styles::Styles::default()
+                },
+            };
+            report::print(&report, &render)?;
+            Ok(report.exit_code)
+        }
+    }
+}
+
+/// The one-shot path: a fresh pool, stopped before returning.
+fn run_in_process(
+    ctx: &check::Context,
+    job: check::Job,
+    watcher: Option<Box<dyn crate::model::progress::Watcher>>,
+) -> Result<model::Report, edit::EditError> {
+    let started = std::time::Instant::now();
+    let mut pool = lsp::Pool::new();
+    if let Some(mut watcher) = watcher {
+        pool.observer = Some(Box::new(move |servers| {
+            let pids: Vec<u32> = servers
+                .iter()
+                .filter(|s| !s.is_dead())
+                .map(lsp::Server::pid)
+                .collect();
+            watcher.servers(&pids);
+            watcher.progress(&crate::lsp::busy(servers));
+        }));
+    }
+    let result = check::run(&mut pool, ctx, job);
+    // Dropping the observer clears the status line before the report prints.
+    pool.observer = None;
+    // A hung or flooding server must cost at most the timeouts (SPEC section 2), so
+    // the shutdown grace comes out of what the run left of them: a run that ended
+    // early still gives its servers the full grace, one that spent its timeouts on a
+    // server that stopped answering gives it only the minimum before killing it.
+    let opts = &ctx.options;
+    let budget = opts.startup_timeout + opts.timeout + opts.cross_file_timeout;
+    let grace = budget
+        .saturating_sub(started.elapsed())
+        .clamp(SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE);
+    pool.shutdown_all(grace);
+    result
+}
+
+/// The check's job for `request`, planned in memory: nothing is written here.
+fn plan(
+    request: Reporting,
+    workspace: &Path,
+    run_dir: &Path,
+) -> Result<check::Job, edit::EditError> {
+    Ok(match request {
+        Reporting::Write { path, content } => {
+            check::Job::Edit(edit::plan_write(workspace, run_dir, &path, content)?)
+        }
+        Reporting::Edit {
+            path,
+            old,
+            new,
+            replace_all,
+        } => check::Job::Edit(edit::plan_replace(
+            workspace,
+            run_dir,
+            &path,
+            &old,
+            &new,
+            replace_all,
+        )?),
+        Reporting::Patch {
+            patch,
+            strip,
+            reverse,
+        } => {
+            let patch = if reverse {
+                edit::reverse_patch(&patch)?
+            } else {
+                patch
+            };
+            check::Job::Edit(edit::plan_patch(workspace, run_dir, &patch, strip)?)
+        }
+        // --staged and --patch show the servers a change in memory (HEAD → index,
+        // the working tree with the diff reversed → the working tree).
+        Reporting::Check { staged: true, .. } => check::Job::Review(staged::plan(workspace)?),
+        Reporting::Check {
+            patch: Some(bytes), ..
+        } => check::Job::Review(edit::plan_patch_reverse(workspace, run_dir, &bytes, 1)?),
+        Reporting::Check { paths, .. } => {
+            check::Job::Check(paths.iter().map(|p| run_dir.join(p)).collect())
+        }
+    })
+}

@@ -1,0 +1,60 @@
+//! The one error type of a command, and the exit status each kind means (SPEC section
+//! 4). Everything a user can cause is one of these; where it came from is in its
+//! message, one line, which `lib::run` prints once.
+
+use crate::exit;
+
+/// Why a command did not finish as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input (an unknown option, a malformed patch, a path outside the workspace,
+    /// a config file that does not parse...): nothing was written. Exit 2.
+    #[error("{0}")]
+    BadInput(String),
+    /// A write failed after changing some files and could not be undone: what changed
+    /// and what did not. Exit 4.
+    #[error("{0}")]
+    PartlyWritten(String),
+    /// The run was taken up and its outcome is unknown (the daemon stopped answering):
+    /// the edit may be applied. Exit 3.
+    #[error("{0}")]
+    Lost(String),
+    /// stdout was closed by the reader (`lspgate ... | head`): not a failure. Exit 0.
+    #[error("broken pipe")]
+    BrokenPipe,
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::BadInput(_) => exit::BAD_INPUT,
+            Error::PartlyWritten(_) => exit::PARTIAL,
+            Error::Lost(_) => exit::INCOMPLETE,
+            Error::BrokenPipe => exit::OK,
+        }
+    }
+}
+
+/// Whatever the layers below report with `anyhow` is bad input, with its whole chain
+/// as the message; a closed stdout among the causes is the reader leaving.
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        let broken_pipe = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if broken_pipe {
+            Error::BrokenPipe
+        } else {
+            Error::BadInput(format!("{e:#}"))
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::from(anyhow::Error::from(e))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
