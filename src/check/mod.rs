@@ -25,7 +25,7 @@ use std::time::Duration;
 use crate::edit::{self, EditError, EditPlan};
 use crate::lsp::Pool;
 use crate::model::Options;
-use crate::model::{Applied, Report, Role, ServerReport, ServerStatus};
+use crate::model::{Applied, Report, Role, ServerReport};
 use crate::servers::ServerSpec;
 
 /// What a run is about.
@@ -52,13 +52,13 @@ pub struct Context {
 
 /// What kind of run this is, as the phases need to know.
 #[derive(Clone, Copy)]
-struct Kind {
+pub(super) struct Kind {
     /// An edit to apply (else a check or a review, which never write).
-    is_edit: bool,
+    pub is_edit: bool,
     /// A change to compare before and after: an edit, or a reviewed change.
-    has_change: bool,
+    pub has_change: bool,
     /// The before texts are the disk's (a review's are HEAD's or a patch's).
-    before_is_disk: bool,
+    pub before_is_disk: bool,
 }
 
 impl Kind {
@@ -81,7 +81,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         mut groups,
         skipped,
         mut notes,
-        mut unchecked_files,
+        unchecked_files,
     } = servers::resolve(ctx, &tracked);
     servers::connect(pool, &mut groups, &mut notes);
     if kind.has_change {
@@ -114,23 +114,19 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
     compared.files = merge::merge(compared.files);
 
-    let has_cross =
-        !targets.cross.is_empty() || !before::workspace_servers(pool, &groups).is_empty();
-    let mut timed_out = verdict::judge_servers(pool, ctx, &mut groups, &waits, has_cross);
-    timed_out |= verdict::judge_baselines(ctx, &mut groups, &before.unsettled);
-    if kind.has_change {
-        notes.extend(verdict::before_missing_note(ctx, &before.missing));
-    }
-    let unchecked = verdict::unchecked_dependents_notes(ctx, &groups);
-    unchecked_files |= !unchecked.is_empty();
-    notes.extend(unchecked);
-    if !write_now && kind.has_change {
-        let unsaved = verdict::unsaved_dependents_notes(ctx, &groups);
-        unchecked_files |= !unsaved.is_empty();
-        notes.extend(unsaved);
-    }
-    let incomplete =
-        timed_out || unchecked_files || groups.iter().any(|g| g.status != ServerStatus::Ok);
+    let verdict = verdict::judge(
+        pool,
+        ctx,
+        &mut groups,
+        &waits,
+        &before,
+        &targets,
+        write_now,
+        kind,
+    );
+    notes.extend(verdict.notes);
+    let incomplete = verdict.incomplete || unchecked_files;
+    let timed_out = verdict.timed_out;
     let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
@@ -145,41 +141,44 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         finish::restore(pool, &groups, &tracked);
     }
 
-    let applied = if kind.is_edit {
-        tracked
-            .iter()
-            .filter_map(|t| {
-                t.action.map(|action| Applied {
-                    path: t.path.clone(),
-                    action,
-                })
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let cross_files_checked = compared
-        .files
-        .iter()
-        .filter(|f| f.role == Role::Dependent)
-        .count();
     Ok(Report {
         workspace: ctx.workspace.clone(),
         run_dir: ctx.run_dir.clone(),
-        applied,
+        applied: if kind.is_edit {
+            applied(&tracked)
+        } else {
+            Vec::new()
+        },
         dry_run: opts.dry_run,
         rejected: ending.rejected,
         is_edit: kind.is_edit,
+        cross_files_checked: compared
+            .files
+            .iter()
+            .filter(|f| f.role == Role::Dependent)
+            .count(),
         files: compared.files,
         fixed: compared.fixed,
         servers: groups.iter().map(server_report).collect(),
         notes,
         skipped,
-        cross_files_checked,
         cross_file_secs: waits.cross_secs,
         timed_out,
         exit_code,
     })
+}
+
+/// What the edit did to each file.
+fn applied(tracked: &[files::Tracked]) -> Vec<Applied> {
+    tracked
+        .iter()
+        .filter_map(|t| {
+            t.action.map(|action| Applied {
+                path: t.path.clone(),
+                action,
+            })
+        })
+        .collect()
 }
 
 fn server_report(g: &servers::Group) -> ServerReport {

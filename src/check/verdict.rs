@@ -8,14 +8,62 @@ use crate::lsp::Pool;
 use crate::model::ServerStatus;
 use crate::wait::{Outcome, Unsettled};
 
+use super::Kind;
+use super::before::{Before, workspace_servers};
+use super::notify::Targets;
 use super::servers::Group;
 use super::waits::Waits;
 use super::{Context, fmt_duration, summarize};
 use crate::paths;
 
+/// What was not checked, all told.
+pub(super) struct Verdict {
+    /// A wait ran out.
+    pub timed_out: bool,
+    /// Something the run needed went unchecked (a server not ok, a wait out, a likely
+    /// dependent not checked): exit 3 unless something new was found.
+    pub incomplete: bool,
+    /// Why, one note each.
+    pub notes: Vec<String>,
+}
+
+/// Judge the run after its waits: each server's status, and the notes that say what
+/// was not checked.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn judge(
+    pool: &Pool,
+    ctx: &Context,
+    groups: &mut [Group],
+    waits: &Waits,
+    before: &Before,
+    targets: &Targets,
+    written: bool,
+    kind: Kind,
+) -> Verdict {
+    let has_cross = !targets.cross.is_empty() || !workspace_servers(pool, groups).is_empty();
+    let mut timed_out = judge_servers(pool, ctx, groups, waits, has_cross);
+    timed_out |= judge_baselines(ctx, groups, &before.unsettled);
+    let mut notes = Vec::new();
+    if kind.has_change {
+        notes.extend(before_missing_note(ctx, &before.missing));
+    }
+    let mut unchecked = unchecked_dependents_notes(ctx, groups);
+    if !written && kind.has_change {
+        unchecked.extend(unsaved_dependents_notes(ctx, groups));
+    }
+    let incomplete =
+        timed_out || !unchecked.is_empty() || groups.iter().any(|g| g.status != ServerStatus::Ok);
+    notes.extend(unchecked);
+    Verdict {
+        timed_out,
+        incomplete,
+        notes,
+    }
+}
+
 /// Set each group's status and timings from how the waits ended. Returns whether a
 /// wait ran out.
-pub(super) fn judge_servers(
+fn judge_servers(
     pool: &Pool,
     ctx: &Context,
     groups: &mut [Group],
@@ -103,11 +151,7 @@ fn unsettled_text(
 /// A server analysing its whole workspace that had not finished before the edit
 /// gave no complete before view: its group is marked timed out, with why. Returns
 /// whether any was.
-pub(super) fn judge_baselines(
-    ctx: &Context,
-    groups: &mut [Group],
-    unsettled: &[Unsettled],
-) -> bool {
+fn judge_baselines(ctx: &Context, groups: &mut [Group], unsettled: &[Unsettled]) -> bool {
     let mut any = false;
     for g in groups {
         let Some(s) = g.server else { continue };
@@ -131,7 +175,7 @@ pub(super) fn judge_baselines(
 }
 
 /// The note for files whose before view did not arrive.
-pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
+fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
     if missing.is_empty() {
         return None;
     }
@@ -148,7 +192,7 @@ pub(super) fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<
 /// clangd 14 builds a file's includes from the disk, not from open documents: the
 /// dependents of a header change it has not seen written were re-read with the old
 /// header, and their "no change" proves nothing. Returns the notes, one per server.
-pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
     groups
         .iter()
         .filter(|g| {
@@ -172,7 +216,7 @@ pub(super) fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<S
 
 /// Likely dependents a scan found and the run did not check (beyond the cap, or in a
 /// root too large to read through): one note per server. Never silent.
-pub(super) fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
     let mut notes = Vec::new();
     for g in groups.iter().filter(|g| g.server.is_some()) {
         if !g.dropped.is_empty() {

@@ -271,10 +271,17 @@ fn run_case(case: &Case) {
 }
 
 fn git_cases() -> Vec<Case> {
+    let mut cases = simple_git_cases();
+    cases.extend(git_cases_with_options());
+    cases
+}
+
+/// One patch each, applied as `git apply` would with no option.
+fn simple_git_cases() -> Vec<Case> {
     let a = numbered("a", 40);
     let b = numbered("b", 40);
     let long = numbered("long", 20);
-    let mut cases = vec![
+    let cases = vec![
         Case::new(
             "multi_modify",
             vec![file("a.txt", a.clone()), file("src/b.txt", b.clone())],
@@ -372,6 +379,15 @@ fn git_cases() -> Vec<Case> {
             ],
         ),
     ];
+    cases
+}
+
+/// Copies, offsets, fuzz, `-p`, plain diffs: cases that need more than the defaults.
+fn git_cases_with_options() -> Vec<Case> {
+    let a = numbered("a", 40);
+    let b = numbered("b", 40);
+    let long = numbered("long", 20);
+    let mut cases = Vec::new();
 
     let mut copy = Case::new(
         "copy",
