@@ -159,14 +159,41 @@ pub fn settle_prefetching(
 /// Wait for a set of servers alone to settle (used for cold starts): initialised,
 /// no progress, quiet.
 pub fn settle_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> Outcome {
+    settle_servers_quiet(pool, servers, deadline, false)
+}
+
+/// [`settle_servers`] for servers that have just answered for every file of the run
+/// with a positive sign: only the rest of that burst is left, so each needs its
+/// confirmed quiet (gopls publishes every file a change affects within the same
+/// millisecond), while progress under way and publishes owed still count in full.
+pub fn settle_answered_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> Outcome {
+    settle_servers_quiet(pool, servers, deadline, true)
+}
+
+fn settle_servers_quiet(
+    pool: &mut Pool,
+    servers: &[usize],
+    deadline: Instant,
+    answered: bool,
+) -> Outcome {
     loop {
         let now = Instant::now();
         let done = servers.iter().all(|&i| {
             let s = &pool.servers[i];
-            s.is_dead() || (s.ready_at.is_some() && s.settled(now))
+            let quiet = if answered {
+                s.spec.wait.confirmed_quiet()
+            } else {
+                s.spec.wait.quiet
+            };
+            s.is_dead() || (s.ready_at.is_some() && s.settled_after(now, quiet))
         });
         if done || now >= deadline {
-            let unsettled = explain(pool, &[], &[], servers, now);
+            // What is still pending, when the deadline came first.
+            let unsettled = if done {
+                Vec::new()
+            } else {
+                explain(pool, &[], &[], servers, now)
+            };
             return Outcome {
                 fresh: Vec::new(),
                 unsettled,

@@ -60,13 +60,17 @@ impl Before {
 }
 
 /// Likely dependents of each group's files, found before the servers see the edit.
-pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
+///
+/// A server analysing its whole workspace finds them itself (see `compare`); with
+/// `list_all` (`--all`) its likely dependents are scanned all the same, to be listed
+/// with what it says of them now (it keeps them current; nothing is opened).
+pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_all: bool) {
     for g in groups {
-        // A server analysing its whole workspace finds them itself (see `compare`);
-        // servers that ask about no dependents, or about the whole project, get
+        // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
+        let listed_only = g.spec.wait.workspace_analysis;
         if g.server.is_none()
-            || g.spec.wait.workspace_analysis
+            || (listed_only && !list_all)
             || !g.dependents.is_empty()
             || g.spec.coverage.dependents != crate::servers::Dependents::Scan
         {
@@ -82,6 +86,10 @@ pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked]) {
             })
             .collect();
         let found = dependents::scan(&g.root, &edited, &g.spec.extensions, MAX_DEPENDENTS);
+        if listed_only {
+            g.listed = found.files;
+            continue;
+        }
         g.dependents = found.files;
         g.dropped = found.dropped;
         g.unscanned = found.unscanned;
@@ -144,10 +152,27 @@ pub(super) fn take(
     // A server analysing its whole workspace must have finished (its start-up
     // analysis, or the re-analysis of files changed since the last run) before what
     // it published is the before view: that is its start-up, so its budget.
+    // Those that answered for files of the run just now need only the rest of that
+    // burst; the others (nothing asked, or no answer) their full quiet.
     let analysing = workspace_servers(pool, groups);
-    if !analysing.is_empty() {
-        let deadline = Instant::now() + opts.startup_timeout;
-        before.unsettled = wait::settle_servers(pool, &analysing, deadline).unsettled;
+    let (answered, others): (Vec<usize>, Vec<usize>) = analysing.into_iter().partition(|s| {
+        let mine = targets
+            .iter()
+            .zip(&outcome.fresh)
+            .filter(|(t, _)| t.server == *s);
+        let mut any = false;
+        let all = mine.inspect(|_| any = true).all(|(_, fresh)| *fresh);
+        any && all
+    });
+    let deadline = Instant::now() + opts.startup_timeout;
+    if !answered.is_empty() {
+        let settled = wait::settle_answered_servers(pool, &answered, deadline);
+        before.unsettled.extend(settled.unsettled);
+    }
+    if !others.is_empty() {
+        before
+            .unsettled
+            .extend(wait::settle_servers(pool, &others, deadline).unsettled);
     }
     for g in groups.iter_mut() {
         g.before_server = g.server;

@@ -61,7 +61,12 @@ pub(super) fn compare(
             });
         }
         let mut dependents: Vec<PathBuf> = g.dependents.clone();
-        dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
+        // A check of files as they are has no dependents: what a server analysing its
+        // workspace publishes meanwhile (its start-up analysis) is not about them.
+        if has_change {
+            dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
+            dependents.extend(g.listed.iter().cloned());
+        }
         for d in dependents {
             if !reported.insert((s, d.clone())) {
                 continue;

@@ -86,7 +86,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     servers::connect(pool, &mut groups, &mut notes);
     if kind.has_change {
         servers::choose_dependents(&mut groups, &tracked);
-        before::find_dependents(&mut groups, &tracked);
+        before::find_dependents(&mut groups, &tracked, opts.all);
     }
     let before = before::take(
         pool,

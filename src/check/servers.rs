@@ -29,6 +29,9 @@ pub(super) struct Group {
     pub dependents: Vec<PathBuf>,
     /// Likely dependents beyond the cap: not checked, and said so.
     pub dropped: Vec<PathBuf>,
+    /// Likely dependents of a server analysing its whole workspace, listed with what
+    /// it says of them (`--all`), never asked about.
+    pub listed: Vec<PathBuf>,
     /// The scan stopped before reading every file of the root.
     pub unscanned: bool,
     pub status: ServerStatus,
@@ -52,6 +55,7 @@ impl Group {
             files: vec![file],
             dependents: Vec::new(),
             dropped: Vec::new(),
+            listed: Vec::new(),
             unscanned: false,
             status: ServerStatus::Ok,
             detail: None,

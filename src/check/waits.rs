@@ -57,7 +57,7 @@ pub(super) fn wait_after_edit(
     let analysing = workspace_servers(pool, groups);
     if !analysing.is_empty() {
         let started = Instant::now();
-        let settled = wait::settle_servers(pool, &analysing, cross_deadline);
+        let settled = wait::settle_answered_servers(pool, &analysing, cross_deadline);
         cross_outcome.unsettled.extend(settled.unsettled);
         cross_outcome.elapsed = cross_outcome.elapsed.max(started.elapsed());
     }
