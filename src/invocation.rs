@@ -137,6 +137,14 @@ fn action(command: Command, run_dir: &Path) -> Result<Action> {
                 Some(p) => Some(read_patch(Some(&p), run_dir)?),
                 None => None,
             };
+            // A file to check that is not there is bad input, said here once, before
+            // any daemon is asked.
+            if let Some(missing) = paths.iter().find(|p| !run_dir.join(p).exists()) {
+                return Err(Error::BadInput(format!(
+                    "{}: no such file",
+                    missing.display()
+                )));
+            }
             let request = Reporting::Check {
                 paths,
                 staged,

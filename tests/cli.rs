@@ -519,3 +519,16 @@ fn patch_reverse_undoes_a_patch() {
     out.assert_code(2);
     assert_eq!(out.file("notes.txt"), "one\ntwo\n", "{out}");
 }
+
+/// A file to check that is not there is bad input, one line naming it, before any
+/// daemon or server is asked (there is none: the run would have started one).
+#[test]
+fn checking_a_missing_file_is_bad_input() {
+    let out = Test::new()
+        .file("a.py", "x = 1\n")
+        .args(["check", "a.py", "gone.py"])
+        .run();
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "lspgate: gone.py: no such file", "{out}");
+    assert!(out.stdout.is_empty(), "{out}");
+}
