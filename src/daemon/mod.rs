@@ -535,6 +535,11 @@ impl Daemon {
             let mut watched: Vec<(PathBuf, u8)> = Vec::new();
             for (path, text) in changed {
                 self.pool.open_or_change(i, &path, &text);
+                // The text is on disk: saved, as far as the server can tell.
+                // rust-analyzer re-runs `cargo check` on a save only (until then its
+                // cargo check results are the old text's), clangd rebuilds the files
+                // including a header on a save only.
+                self.pool.save(i, &path);
                 watched.push((path, 2));
             }
             for path in gone {
