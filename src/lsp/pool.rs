@@ -354,3 +354,6 @@ impl Pool {
         Ok(new)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -146,6 +146,24 @@ mod tests {
     }
 
     #[test]
+    fn a_death_is_recorded_once_and_refusals_say_why() {
+        let (root, now) = (Path::new("/w"), Instant::now());
+        let mut crashes = Crashes::default();
+        crashes.record("gopls", root, now);
+        crashes.record("gopls", root, now);
+        assert_eq!(crashes.of("gopls", root).total, 1, "one death");
+        assert_eq!(crashes.refusal("gopls", root, now), None, "first crash");
+        crashes.record("gopls", root, now + Duration::from_millis(1));
+        let refused = crashes.refusal("gopls", root, now).expect("backing off");
+        assert!(
+            refused.0.starts_with("crashed 2 times within 60s"),
+            "{}",
+            refused.0
+        );
+        assert_eq!(crashes.of("gopls", Path::new("/elsewhere")).total, 0);
+    }
+
+    #[test]
     fn crashes_outside_the_window_are_forgotten() {
         let start = Instant::now();
         let later = start + CRASH_WINDOW + Duration::from_secs(1);
