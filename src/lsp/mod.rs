@@ -14,8 +14,9 @@
 //!   `uri` and `encoding`: paths as URIs, positions as UTF-16;
 //! - `diagnostics`: the per-file store of what a server pushed and answered, and the
 //!   publishes a workspace-analysis server owes; `cache` bounds it;
-//! - `tsserver`, `clangd`, `rust_analyzer`: what one server says beyond the protocol,
-//!   each in its own file: a new server's extension is a new file here;
+//! - `tsserver`, `clangd`, `rust_analyzer`, `pyright`: what one server says or needs
+//!   beyond the protocol, each in its own file: a new server's extension is a new
+//!   file here;
 //! - `server`: one server, its private state and lifecycle (initializing, ready,
 //!   dead, retired), what it sends (`server/incoming`) and the `initialize` exchange
 //!   (`server/initialize`);
@@ -31,6 +32,7 @@ pub mod diagnostics;
 pub mod encoding;
 mod pool;
 pub mod protocol;
+pub mod pyright;
 pub mod restart;
 pub mod rust_analyzer;
 mod server;

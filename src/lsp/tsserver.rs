@@ -389,11 +389,11 @@ mod tests {
             }]
         };
         let held = |sent_seq, seq| FileDiagnostics {
-            pulled: Some(super::super::diagnostics::Pulled {
+            pulled: Some(crate::lsp::diagnostics::Pulled {
                 diagnostics: d("pulled"),
                 sent_seq,
             }),
-            pushed: Some(super::super::diagnostics::Published {
+            pushed: Some(crate::lsp::diagnostics::Published {
                 diagnostics: d("pushed"),
                 version: None,
                 seq,

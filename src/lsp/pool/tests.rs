@@ -10,8 +10,10 @@ use lsp_server::{Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::lsp::protocol;
 use crate::lsp::server::Lifecycle;
-use crate::lsp::{protocol, tsserver, uri};
+use crate::lsp::tsserver;
+use crate::lsp::uri;
 use crate::servers::WaitProfile;
 
 /// A built-in entry made a server in memory with `wait`: the fields this file does

@@ -20,19 +20,18 @@ use lsp_types::request::{
     UnregisterCapability, WorkDoneProgressCreate, WorkspaceConfiguration,
     WorkspaceDiagnosticRefresh, WorkspaceFoldersRequest,
 };
-use lsp_types::{
-    ApplyWorkspaceEditResponse, NumberOrString, RegistrationParams, Url,
-    WorkDoneProgressCreateParams, WorkspaceFolder,
-};
+use lsp_types::{ApplyWorkspaceEditResponse, RegistrationParams, Url, WorkspaceFolder};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::clangd::{FileStatusNotification, FileStatusParams};
-use super::super::diagnostics::{self, Published, Pulled};
-use super::super::rust_analyzer::{ServerStatusNotification, ServerStatusParams};
-use super::super::tsserver::Answer;
-use super::super::{protocol, uri};
 use super::{Pending, Progress, Server, initialize};
+use crate::lsp::clangd::{FileStatusNotification, FileStatusParams};
+use crate::lsp::diagnostics::{self, Published, Pulled};
+use crate::lsp::protocol;
+use crate::lsp::pyright;
+use crate::lsp::rust_analyzer::{ServerStatusNotification, ServerStatusParams};
+use crate::lsp::tsserver::Answer;
+use crate::lsp::uri;
 
 pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
     match n.method.as_str() {
@@ -182,17 +181,8 @@ pub(super) fn request(server: &mut Server, req: Request, clock: u64) {
             protocol::reply::<UnregisterCapability>(id, ())
         }
         WorkDoneProgressCreate::METHOD => {
-            // pyright creates the token of a re-analysis in the same burst as its
-            // first publishes, but begins it only after the answer has come back
-            // through its event loop, one or more analysis slices (each up to
-            // seconds) later: the analysis is under way from the create on.
             if server.spec.wait.workspace_analysis {
-                let token = protocol::params::<WorkDoneProgressCreateParams>(&params)
-                    .map(|p| match p.token {
-                        NumberOrString::String(s) => s,
-                        NumberOrString::Number(n) => n.to_string(),
-                    })
-                    .unwrap_or_default();
+                let token = pyright::analysis_token(&params);
                 server.progress.entry(token).or_default();
             }
             protocol::reply::<WorkDoneProgressCreate>(id, ())

@@ -9,8 +9,14 @@ use lsp_types::notification::Initialized;
 use lsp_types::{ClientCapabilities, ClientInfo, InitializeParams, InitializedParams};
 use serde_json::{Value, json};
 
-use super::super::{clangd, encoding, protocol, rust_analyzer, tsserver, uri};
 use super::{Lifecycle, Server};
+use crate::lsp::clangd;
+use crate::lsp::encoding;
+use crate::lsp::protocol;
+use crate::lsp::pyright;
+use crate::lsp::rust_analyzer;
+use crate::lsp::tsserver;
+use crate::lsp::uri;
 use crate::servers::ServerSpec;
 
 /// The `initialize` parameters for `spec` at `root`.
@@ -78,14 +84,8 @@ fn capabilities(spec: &ServerSpec) -> Value {
     });
     clangd::offer_offset_encoding(&mut capabilities);
     rust_analyzer::offer_server_status(&mut capabilities);
-    if spec.wait.workspace_analysis
-        && let Some(text_document) = capabilities
-            .pointer_mut("/textDocument")
-            .and_then(Value::as_object_mut)
-    {
-        // pyright stops publishing once pulls are offered; in workspace mode its
-        // publishes are the whole point.
-        text_document.remove("diagnostic");
+    if spec.wait.workspace_analysis {
+        pyright::withhold_pull_capability(&mut capabilities);
     }
     capabilities
 }
