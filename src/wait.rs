@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::lsp::Pool;
+use crate::lsp::{Pool, Server, ServerId};
 
 /// How far a target's diagnostics are known to belong to the text the server has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub enum Fresh {
 /// A file whose fresh diagnostics a phase waits for.
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub server: usize,
+    pub server: ServerId,
     pub path: PathBuf,
     /// Pool clock of the notification that made the file's diagnostics stale.
     pub trigger: u64,
@@ -43,7 +43,7 @@ pub struct Target {
 /// Why a target is not fresh at the deadline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsettled {
-    pub server: usize,
+    pub server: ServerId,
     pub path: Option<PathBuf>,
     pub reason: String,
 }
@@ -82,7 +82,7 @@ pub fn settle_prefetching(
     deadline: Instant,
 ) -> Outcome {
     let start = Instant::now();
-    let mut servers: Vec<usize> = targets.iter().map(|t| t.server).collect();
+    let mut servers: Vec<ServerId> = targets.iter().map(|t| t.server).collect();
     servers.sort_unstable();
     servers.dedup();
     loop {
@@ -95,27 +95,27 @@ pub fn settle_prefetching(
         let all_fresh = targets
             .iter()
             .zip(&fresh)
-            .all(|(t, f)| *f || pool.servers[t.server].is_dead());
+            .all(|(t, f)| *f || pool.server(t.server).is_dead());
         // When the quiet period of the first busy server runs out: the loop looks
         // again then, not a tick later.
         let mut wake = now + TICK;
         // A server is done when it settled, or when every one of its targets has
         // a pull answer and its answers are final (pyright): its other work, such
         // as analysing the many files a large project opened, is not ours to await.
-        let busy: Vec<usize> = servers
+        let busy: Vec<ServerId> = servers
             .iter()
             .copied()
             .filter(|&i| {
-                let s = &pool.servers[i];
-                let answered = !s.spec.wait.refresh_is_news
-                    && s.pull
+                let s = pool.server(i);
+                let answered = !s.spec().wait.refresh_is_news
+                    && s.pulls()
                     && targets
                         .iter()
                         .zip(&fresh)
                         .filter(|(t, _)| t.server == i)
                         .all(|(t, f)| {
                             *f && s
-                                .diagnostics
+                                .diagnostics()
                                 .get(&t.path)
                                 .is_some_and(|d| d.pulled.is_some())
                         });
@@ -127,16 +127,16 @@ pub fn settle_prefetching(
                     .filter(|(t, _)| t.server == i)
                     .all(|(_, f)| *f == Fresh::Confirmed);
                 let quiet = if confirmed {
-                    s.spec.wait.confirmed_quiet()
+                    s.spec().wait.confirmed_quiet()
                 } else {
-                    s.spec.wait.quiet
+                    s.spec().wait.quiet
                 };
                 // A server analysing its whole workspace has answered a file's
                 // change once it published our version; the re-analysis of the rest
                 // is waited for by `settle_servers`, within its own budget.
-                let published = s.spec.wait.workspace_analysis && confirmed;
+                let published = s.spec().wait.workspace_analysis && confirmed;
                 let done = s.is_dead() || s.settled_after(now, quiet) || answered || published;
-                let quiet_ends = s.last_message + quiet;
+                let quiet_ends = s.last_message() + quiet;
                 if !done && s.settled_after(quiet_ends, quiet) {
                     // Only silence is missing (no progress, no pull under way).
                     wake = wake.min(quiet_ends);
@@ -158,7 +158,7 @@ pub fn settle_prefetching(
 
 /// Wait for a set of servers alone to settle (used for cold starts): initialised,
 /// no progress, quiet.
-pub fn settle_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> Outcome {
+pub fn settle_servers(pool: &mut Pool, servers: &[ServerId], deadline: Instant) -> Outcome {
     settle_servers_quiet(pool, servers, deadline, false)
 }
 
@@ -166,26 +166,30 @@ pub fn settle_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> 
 /// with a positive sign: only the rest of that burst is left, so each needs its
 /// confirmed quiet (gopls publishes every file a change affects within the same
 /// millisecond), while progress under way and publishes owed still count in full.
-pub fn settle_answered_servers(pool: &mut Pool, servers: &[usize], deadline: Instant) -> Outcome {
+pub fn settle_answered_servers(
+    pool: &mut Pool,
+    servers: &[ServerId],
+    deadline: Instant,
+) -> Outcome {
     settle_servers_quiet(pool, servers, deadline, true)
 }
 
 fn settle_servers_quiet(
     pool: &mut Pool,
-    servers: &[usize],
+    servers: &[ServerId],
     deadline: Instant,
     answered: bool,
 ) -> Outcome {
     loop {
         let now = Instant::now();
         let done = servers.iter().all(|&i| {
-            let s = &pool.servers[i];
+            let s = pool.server(i);
             let quiet = if answered {
-                s.spec.wait.confirmed_quiet()
+                s.spec().wait.confirmed_quiet()
             } else {
-                s.spec.wait.quiet
+                s.spec().wait.quiet
             };
-            s.is_dead() || (s.ready_at.is_some() && s.settled_after(now, quiet))
+            s.is_dead() || (s.initialized() && s.settled_after(now, quiet))
         });
         if done || now >= deadline {
             // What is still pending, when the deadline came first.
@@ -208,15 +212,15 @@ fn settle_servers_quiet(
 /// trigger or the server's last refresh request.
 fn request_pulls(pool: &mut Pool, targets: &[Target]) {
     for t in targets {
-        let server = &pool.servers[t.server];
-        if !server.pull || server.ready_at.is_none() || server.is_dead() {
+        let server = pool.server(t.server);
+        if !server.pulls() || !server.initialized() || server.is_dead() {
             continue;
         }
-        if server.pulls_in_flight.contains(&t.path) {
+        if server.pull_in_flight(&t.path) {
             continue;
         }
         let last = server
-            .diagnostics
+            .diagnostics()
             .get(&t.path)
             .and_then(|d| d.pulled.as_ref());
         let stale = match last {
@@ -232,9 +236,9 @@ fn request_pulls(pool: &mut Pool, targets: &[Target]) {
 /// The refresh a pull answer must postdate. pyright asks for a refresh ~250 ms after
 /// every change though a pull sent after the change already had the final answer;
 /// for a server whose profile says so, refreshes are not news.
-fn refresh_seq(server: &crate::lsp::Server) -> u64 {
-    if server.spec.wait.refresh_is_news {
-        server.refresh_seq
+fn refresh_seq(server: &Server) -> u64 {
+    if server.spec().wait.refresh_is_news {
+        server.refresh_seq()
     } else {
         0
     }
@@ -246,9 +250,9 @@ fn refresh_seq(server: &crate::lsp::Server) -> u64 {
 /// publish after an open includes loading the project.
 fn observe_latency(pool: &mut Pool, targets: &[Target]) {
     for t in targets.iter().filter(|t| t.version.is_some_and(|v| v > 1)) {
-        let server = &mut pool.servers[t.server];
-        let Some(push) = server
-            .diagnostics
+        let Some(push) = pool
+            .server(t.server)
+            .diagnostics()
             .get(&t.path)
             .and_then(|d| d.pushed.as_ref())
         else {
@@ -256,13 +260,13 @@ fn observe_latency(pool: &mut Pool, targets: &[Target]) {
         };
         if push.seq > t.trigger {
             let took = push.at.saturating_duration_since(t.trigger_at);
-            server.publish_latency = took.max(server.publish_latency / 2);
+            pool.observe_latency(t.server, took);
         }
     }
 }
 
 fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
-    let server = &pool.servers[t.server];
+    let server = pool.server(t.server);
     if server.is_dead() {
         return Fresh::No;
     }
@@ -270,14 +274,14 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     // queued or under way, whatever it published before. "idle" alone is not a sign
     // of done: clangd says it between the steps of one rebuild, up to 30 ms before
     // the publish (measured on a header change).
-    let status = server.status.get(&t.path).filter(|s| s.seq > t.trigger);
+    let status = server.file_status(&t.path).filter(|s| s.seq > t.trigger);
     if status.is_some_and(|s| !s.idle) {
         return Fresh::No;
     }
-    let Some(diags) = server.diagnostics.get(&t.path) else {
+    let Some(diags) = server.diagnostics().get(&t.path) else {
         return Fresh::No;
     };
-    if server.pull {
+    if server.pulls() {
         // The pull answer is the server's final word on the file.
         if let Some(p) = &diags.pulled {
             let answered = p.sent_seq >= t.trigger && p.sent_seq >= refresh_seq(server);
@@ -293,7 +297,7 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     };
     if push.seq > t.trigger {
         return match (push.version, t.version) {
-            (Some(got), Some(want)) if server.spec.wait.versioned_publish => {
+            (Some(got), Some(want)) if server.spec().wait.versioned_publish => {
                 if got == want {
                     Fresh::Confirmed
                 } else {
@@ -318,15 +322,15 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     if status.is_some() {
         return Fresh::Unconfirmed;
     }
-    let unversioned = !server.spec.wait.versioned_publish || push.version.is_none();
+    let unversioned = !server.spec().wait.versioned_publish || push.version.is_none();
     let silent = unversioned
         && push.diagnostics.is_empty()
         && now.duration_since(t.trigger_at)
             >= server
-                .spec
+                .spec()
                 .wait
                 .unpublished_after
-                .max(server.publish_latency * 3)
+                .max(server.publish_latency() * 3)
         && server.settled(now);
     if silent {
         Fresh::Unconfirmed
@@ -339,39 +343,39 @@ fn explain(
     pool: &Pool,
     targets: &[Target],
     fresh: &[bool],
-    servers: &[usize],
+    servers: &[ServerId],
     now: Instant,
 ) -> Vec<Unsettled> {
     let mut out = Vec::new();
     for &i in servers {
-        let s = &pool.servers[i];
+        let s = pool.server(i);
         if let Some(reason) = s.dead_reason() {
             out.push(Unsettled {
                 server: i,
                 path: None,
                 reason: format!("server {reason}"),
             });
-        } else if s.ready_at.is_none() {
+        } else if !s.initialized() {
             out.push(Unsettled {
                 server: i,
                 path: None,
                 reason: "never finished initialize".into(),
             });
         } else if !s.settled(now) {
-            let reason = if let Some(p) = s.progress.values().next() {
+            let reason = if let Some(p) = s.progress().next() {
                 let title = if p.title.is_empty() {
                     "work"
                 } else {
                     p.title.as_str()
                 };
                 format!("still busy ({title} in progress)")
-            } else if let Some(path) = s.owed.keys().next() {
-                let more = match s.owed.len() {
+            } else if let Some(path) = s.diagnostics().owed().next() {
+                let more = match s.diagnostics().owed().len() {
                     1 => String::new(),
                     n => format!(" and {} more", n - 1),
                 };
                 format!("still analysing: no word yet on {}{more}", path.display())
-            } else if s.quiescent == Some(false) {
+            } else if s.indexing() {
                 "still indexing".to_string()
             } else {
                 "still sending diagnostics".to_string()
@@ -384,7 +388,7 @@ fn explain(
         }
     }
     for (t, f) in targets.iter().zip(fresh) {
-        if !*f && !pool.servers[t.server].is_dead() {
+        if !*f && !pool.server(t.server).is_dead() {
             out.push(Unsettled {
                 server: t.server,
                 path: Some(t.path.clone()),

@@ -736,7 +736,7 @@ fn tsls_pull_through_tsserver_equals_its_push() {
     pool.open_or_change(s, &path, text);
     let deadline = Instant::now() + Duration::from_secs(60);
     let has = |pool: &Pool, pulled: bool| {
-        pool.servers[s].diagnostics.get(&path).is_some_and(|d| {
+        pool.server(s).diagnostics().get(&path).is_some_and(|d| {
             if pulled {
                 d.pulled.is_some()
             } else {
@@ -744,11 +744,11 @@ fn tsls_pull_through_tsserver_equals_its_push() {
             }
         })
     };
-    while Instant::now() < deadline && !(pool.servers[s].pull && has(&pool, false)) {
+    while Instant::now() < deadline && !(pool.server(s).pulls() && has(&pool, false)) {
         pool.pump(Instant::now() + Duration::from_millis(50));
     }
     assert!(
-        pool.servers[s].pull,
+        pool.server(s).pulls(),
         "typescript.tsserverRequest was not offered"
     );
     pool.pull(s, &path);
@@ -762,7 +762,11 @@ fn tsls_pull_through_tsserver_equals_its_push() {
         keys
     };
     let lists = |pool: &Pool| {
-        let held = pool.servers[s].diagnostics.get(&path).expect("diagnostics");
+        let held = pool
+            .server(s)
+            .diagnostics()
+            .get(&path)
+            .expect("diagnostics");
         let pulled = held.pulled.as_ref().expect("pull answered");
         let pushed = held.pushed.as_ref().expect("pushed");
         (sorted(&pulled.diagnostics), sorted(&pushed.diagnostics))

@@ -8,7 +8,7 @@ use std::time::Instant;
 use lsp_types::Diagnostic;
 
 use crate::dependents;
-use crate::lsp::Pool;
+use crate::lsp::{Pool, ServerId};
 use crate::wait::{self, Target};
 
 use super::files::Tracked;
@@ -19,8 +19,8 @@ use super::{Context, fmt_duration};
 /// make the check incomplete.
 const MAX_DEPENDENTS: usize = 200;
 
-/// Diagnostics keyed by the server slot that said them and the file.
-pub(super) type Held = HashMap<(usize, PathBuf), Vec<Diagnostic>>;
+/// Diagnostics keyed by the server that said them and the file.
+pub(super) type Held = HashMap<(ServerId, PathBuf), Vec<Diagnostic>>;
 
 /// What the servers said before the edit.
 #[derive(Default)]
@@ -40,7 +40,7 @@ pub(super) struct Before {
 
 impl Before {
     /// The before diagnostics of `path` as server `s` said them when asked.
-    pub fn asked_of(&self, s: usize, path: &Path) -> Vec<Diagnostic> {
+    pub fn asked_of(&self, s: ServerId, path: &Path) -> Vec<Diagnostic> {
         self.asked
             .get(&(s, path.to_path_buf()))
             .cloned()
@@ -49,7 +49,7 @@ impl Before {
 
     /// The before diagnostics of `path` as server `s` said them: asked for, else
     /// held, else none.
-    pub fn of(&self, s: usize, path: &Path) -> Vec<Diagnostic> {
+    pub fn of(&self, s: ServerId, path: &Path) -> Vec<Diagnostic> {
         let key = (s, path.to_path_buf());
         self.asked
             .get(&key)
@@ -138,7 +138,7 @@ pub(super) fn take(
     // A cold server with files to look at settles in the wait below (it waits for
     // the server too); one with none (only new files) settles here, so its start-up
     // is not charged to the primary wait.
-    let cold_without_targets: Vec<usize> = groups
+    let cold_without_targets: Vec<ServerId> = groups
         .iter()
         .filter(|g| g.cold)
         .filter_map(|g| g.server)
@@ -155,7 +155,7 @@ pub(super) fn take(
     // Those that answered for files of the run just now need only the rest of that
     // burst; the others (nothing asked, or no answer) their full quiet.
     let analysing = workspace_servers(pool, groups);
-    let (answered, others): (Vec<usize>, Vec<usize>) = analysing.into_iter().partition(|s| {
+    let (answered, others): (Vec<ServerId>, Vec<ServerId>) = analysing.into_iter().partition(|s| {
         let mine = targets
             .iter()
             .zip(&outcome.fresh)
@@ -178,12 +178,12 @@ pub(super) fn take(
         g.before_server = g.server;
     }
     for (t, fresh) in targets.iter().zip(&outcome.fresh) {
-        if !fresh && !pool.servers[t.server].is_dead() {
+        if !fresh && !pool.server(t.server).is_dead() {
             before.missing.push(t.path.clone());
         }
         before.asked.insert(
             (t.server, t.path.clone()),
-            pool.servers[t.server].diagnostics_of(&t.path),
+            pool.server(t.server).diagnostics_of(&t.path),
         );
     }
     for g in groups.iter() {
@@ -196,14 +196,14 @@ pub(super) fn take(
                     before
                         .asked
                         .entry((s, path.clone()))
-                        .or_insert_with(|| pool.servers[s].diagnostics_of(path));
+                        .or_insert_with(|| pool.server(s).diagnostics_of(path));
                 }
             }
         }
-        for p in pool.servers[s].diagnostics.keys() {
+        for p in pool.server(s).diagnostics().files() {
             before
                 .held
-                .insert((s, p.clone()), pool.servers[s].diagnostics_of(p));
+                .insert((s, p.to_path_buf()), pool.server(s).diagnostics_of(p));
         }
     }
     before
@@ -217,7 +217,7 @@ pub(super) fn take(
 /// before text is the disk's, which the server has read.
 fn show_befores(
     pool: &mut Pool,
-    s: usize,
+    s: ServerId,
     g: &Group,
     tracked: &[Tracked],
     before_is_disk: bool,
@@ -230,7 +230,7 @@ fn show_befores(
     let (other, held): (Vec<_>, Vec<_>) =
         befores
             .iter()
-            .partition(|(path, text)| match pool.servers[s].docs.get(*path) {
+            .partition(|(path, text)| match pool.server(s).doc(path) {
                 Some(doc) => doc.text != *text,
                 None => {
                     !before_is_disk
@@ -243,10 +243,10 @@ fn show_befores(
     // A server analysing its whole workspace has a current word on a file it holds
     // as it is on disk, open or not: nothing to send.
     let analysed = |pool: &Pool, path: &Path| {
-        let server = &pool.servers[s];
-        server.spec.wait.workspace_analysis
-            && !server.docs.contains_key(path)
-            && server.diagnostics.contains_key(path)
+        let server = pool.server(s);
+        server.spec().wait.workspace_analysis
+            && server.doc(path).is_none()
+            && server.diagnostics().contains(path)
     };
     let held: Vec<_> = held
         .into_iter()
@@ -263,19 +263,19 @@ fn show_befores(
 /// it (only new files): one file of its root, opened, is the positive sign that its
 /// start-up analysis has begun (pyright publishes open files first, in the same
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
-fn probe(pool: &mut Pool, s: usize, g: &Group) -> Option<Target> {
+fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
     let path = dependents::any_file(&g.root, &g.spec.extensions)?;
     let text = std::fs::read_to_string(&path).ok()?;
     Some(sync(pool, s, &path, &text))
 }
 
 /// The live servers of `groups` that analyse their whole workspace.
-pub(super) fn workspace_servers(pool: &Pool, groups: &[Group]) -> Vec<usize> {
+pub(super) fn workspace_servers(pool: &Pool, groups: &[Group]) -> Vec<ServerId> {
     groups
         .iter()
         .filter(|g| g.spec.wait.workspace_analysis)
         .filter_map(|g| g.server)
-        .filter(|&s| !pool.servers[s].is_dead())
+        .filter(|&s| !pool.server(s).is_dead())
         .collect()
 }
 
@@ -285,8 +285,8 @@ fn give_up_on_uninitialized(pool: &mut Pool, groups: &[Group], budget: std::time
     for g in groups {
         if let Some(s) = g.server
             && g.cold
-            && pool.servers[s].ready_at.is_none()
-            && !pool.servers[s].is_dead()
+            && !pool.server(s).initialized()
+            && !pool.server(s).is_dead()
         {
             pool.kill(
                 s,
@@ -303,12 +303,12 @@ fn give_up_on_uninitialized(pool: &mut Pool, groups: &[Group], budget: std::time
 /// is and the diagnostics it holds for it still hold (nothing it sees changed
 /// since, outside a run's own edit); the target's trigger is the last change the
 /// server saw.
-pub(super) fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
-    let server = &pool.servers[s];
+pub(super) fn sync(pool: &mut Pool, s: ServerId, path: &Path, text: &str) -> Target {
+    let server = pool.server(s);
     // A server analysing its whole workspace keeps every file's word current by
     // itself; for the others, a change elsewhere may have made it stale.
-    let holds = server.spec.wait.workspace_analysis || server.diagnostics_hold(path);
-    if let Some(doc) = server.docs.get(path)
+    let holds = server.spec().wait.workspace_analysis || server.diagnostics_hold(path);
+    if let Some(doc) = server.doc(path)
         && doc.text == text
         && holds
     {
@@ -329,12 +329,12 @@ pub(super) fn sync(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target
 }
 
 /// Open or change `path` to `text` with a new version, always.
-pub(super) fn sync_forced(pool: &mut Pool, s: usize, path: &Path, text: &str) -> Target {
+pub(super) fn sync_forced(pool: &mut Pool, s: ServerId, path: &Path, text: &str) -> Target {
     let version = pool.open_or_change(s, path, text);
     Target {
         server: s,
         path: path.to_path_buf(),
-        trigger: pool.clock,
+        trigger: pool.clock(),
         trigger_at: Instant::now(),
         version: Some(version),
     }

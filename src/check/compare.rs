@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::diff::{self, LineMap};
-use crate::lsp::Pool;
+use crate::lsp::{Pool, ServerId};
 use crate::model::{FileReport, Role};
 
 use super::before::Before;
@@ -32,19 +32,19 @@ pub(super) fn compare(
         fixed: 0,
     };
     // By server: a file several servers check is reported by each (merged later).
-    let mut reported: HashSet<(usize, PathBuf)> = HashSet::new();
+    let mut reported: HashSet<(ServerId, PathBuf)> = HashSet::new();
     for g in groups {
         let Some(s) = g.server else { continue };
         // A server that died (and was not restarted) holds what it said before: not
         // this edit's diagnostics. Its files are reported as not checked.
-        if pool.servers[s].is_dead() {
+        if pool.server(s).is_dead() {
             continue;
         }
         let sb = g.before_server.unwrap_or(s);
         for &i in &g.files {
             let t = &tracked[i];
             let Some(after_text) = &t.after else { continue };
-            let after = pool.servers[s].diagnostics_of(&t.path);
+            let after = pool.server(s).diagnostics_of(&t.path);
             let (before_diags, map) = if has_change {
                 let map = LineMap::new(t.before.as_deref().unwrap_or(""), after_text);
                 (before.asked_of(sb, &t.path), map)
@@ -71,7 +71,7 @@ pub(super) fn compare(
             if !reported.insert((s, d.clone())) {
                 continue;
             }
-            let after = pool.servers[s].diagnostics_of(&d);
+            let after = pool.server(s).diagnostics_of(&d);
             let c = diff::classify(&before.of(sb, &d), &after, &LineMap::identity());
             out.fixed += c.fixed.len();
             out.files.push(FileReport {
@@ -89,27 +89,27 @@ pub(super) fn compare(
 /// else those whose results changed (gopls reports files nobody opened).
 fn unsolicited(
     pool: &Pool,
-    s: usize,
-    sb: usize,
+    s: ServerId,
+    sb: ServerId,
     asked: &[PathBuf],
     before: &Before,
     edit_clock: u64,
 ) -> Vec<PathBuf> {
-    let server = &pool.servers[s];
+    let server = pool.server(s);
     let mut out: Vec<PathBuf> = server
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|(p, d)| {
             d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
-                && !asked.contains(p)
-                && (server.spec.wait.workspace_analysis
+                && !asked.iter().any(|a| a == p)
+                && (server.spec().wait.workspace_analysis
                     || before
                         .held
-                        .get(&(sb, (*p).clone()))
+                        .get(&(sb, p.to_path_buf()))
                         .map(|b| b != &server.diagnostics_of(p))
                         .unwrap_or(!server.diagnostics_of(p).is_empty()))
         })
-        .map(|(p, _)| p.clone())
+        .map(|(p, _)| p.to_path_buf())
         .collect();
     out.sort();
     out

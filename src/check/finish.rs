@@ -64,11 +64,7 @@ pub(super) fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
             for path in std::iter::once(&t.path).chain(t.renamed_from.as_ref()) {
                 match std::fs::read_to_string(path) {
                     Ok(text) => {
-                        if pool.servers[s]
-                            .docs
-                            .get(path)
-                            .is_none_or(|d| d.text != text)
-                        {
+                        if pool.server(s).doc(path).is_none_or(|d| d.text != text) {
                             pool.open_or_change(s, path, &text);
                             restored = true;
                         }

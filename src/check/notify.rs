@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::lsp::Pool;
+use crate::lsp::{FileChangeType, Pool};
 use crate::wait::Target;
 
 use super::before::{Before, sync_forced};
@@ -35,28 +35,28 @@ pub(super) fn notify(
     let mut targets = Targets {
         primary: Vec::new(),
         cross: Vec::new(),
-        edit_clock: pool.clock,
+        edit_clock: pool.clock(),
     };
     for g in groups {
         let Some(s) = g.server else { continue };
-        let mut watched: Vec<(PathBuf, u8)> = Vec::new();
+        let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
         for &i in &g.files {
             let t = &tracked[i];
             if let Some(old) = &t.renamed_from {
                 pool.close(s, old);
-                watched.push((old.clone(), 3));
+                watched.push((old.clone(), FileChangeType::DELETED));
             }
             match &t.after {
                 Some(text) => {
                     if t.before.is_none() || t.renamed_from.is_some() {
-                        watched.push((t.path.clone(), 1));
+                        watched.push((t.path.clone(), FileChangeType::CREATED));
                     }
                     // pyright (workspace mode) takes an opened file's text for the
                     // disk's and re-analyses nothing else on an open: a file it has
                     // not open is opened as it was, then changed, as an editor would.
                     if let Some(before) = &t.before
                         && g.spec.wait.workspace_analysis
-                        && !pool.servers[s].docs.contains_key(&t.path)
+                        && pool.server(s).doc(&t.path).is_none()
                     {
                         pool.open_or_change(s, &t.path, before);
                     }
@@ -67,7 +67,7 @@ pub(super) fn notify(
                 }
                 None => {
                     pool.close(s, &t.path);
-                    watched.push((t.path.clone(), 3));
+                    watched.push((t.path.clone(), FileChangeType::DELETED));
                 }
             }
         }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config;
-use crate::lsp::Pool;
 use crate::lsp::restart::NotRestarted;
+use crate::lsp::{Pool, ServerId};
 use crate::model::ServerStatus;
 use crate::servers::{Dependents, Role, ServerSpec};
 use crate::wait::{self, Target};
@@ -22,7 +22,7 @@ use crate::paths;
 pub(super) struct Group {
     pub spec: ServerSpec,
     pub root: PathBuf,
-    pub server: Option<usize>,
+    pub server: Option<ServerId>,
     pub cold: bool,
     /// Indexes into the run's tracked files.
     pub files: Vec<usize>,
@@ -40,9 +40,9 @@ pub(super) struct Group {
     pub cross_file_ms: Option<u64>,
     /// Its server was restarted in this run (see [`revive`]): never twice.
     pub revived: bool,
-    /// The slot the before view was taken from: not `server` once a crash during a
-    /// later wait moved it to a new slot.
-    pub before_server: Option<usize>,
+    /// The server the before view was taken from: not `server` once a crash during a
+    /// later wait restarted it under a new id.
+    pub before_server: Option<ServerId>,
 }
 
 impl Group {
@@ -161,12 +161,11 @@ pub(super) fn pulls_unopened(g: &Group) -> bool {
 
 /// A target for `path`, which server `s` is asked about without opening it: any
 /// answer to a pull sent from now on is fresh.
-pub(super) fn unopened_target(pool: &mut Pool, s: usize, path: &std::path::Path) -> Target {
-    pool.clock += 1;
+pub(super) fn unopened_target(pool: &mut Pool, s: ServerId, path: &std::path::Path) -> Target {
     Target {
         server: s,
         path: path.to_path_buf(),
-        trigger: pool.clock,
+        trigger: pool.tick(),
         trigger_at: Instant::now(),
         version: None,
     }
@@ -177,10 +176,10 @@ pub(super) fn unopened_target(pool: &mut Pool, s: usize, path: &std::path::Path)
 pub(super) fn connect(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {
     for g in groups {
         if let Some(i) = pool.find(&g.spec.name, &g.root) {
-            if !pool.servers[i].is_dead() {
+            if !pool.server(i).is_dead() {
                 g.server = Some(i);
                 // One restarted after a crash may still be starting: cold, then.
-                g.cold = pool.servers[i].ready_at.is_none();
+                g.cold = !pool.server(i).initialized();
                 continue;
             }
             // It crashed since an earlier run (the daemon keeps a crashed server and
@@ -212,21 +211,21 @@ pub(super) fn connect(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<Str
     }
 }
 
-/// Restart the dead server in slot `old` for group `g` (`Pool::restart`: the same
+/// Restart the dead server `old` for group `g` (`Pool::restart`: the same
 /// spec at the same root, its documents reopened with the text it had been shown;
 /// refused while its crash backoff runs), and say so in a note. Once per group and
-/// run, whatever the outcome. Returns the new slot; when refused, the group is marked
+/// run, whatever the outcome. Returns the new server; when refused, the group is marked
 /// crashed with the reason.
 fn revive(
     pool: &mut Pool,
-    old: usize,
+    old: ServerId,
     g: &mut Group,
     notes: &mut Vec<String>,
     what_happened: &str,
-) -> Option<usize> {
+) -> Option<ServerId> {
     g.revived = true;
-    let reason = pool.servers[old].dead_reason().unwrap_or("").to_string();
-    let docs = pool.servers[old].docs.len();
+    let reason = pool.server(old).dead_reason().unwrap_or("").to_string();
+    let docs = pool.server(old).doc_count();
     match pool.restart(old) {
         Ok(new) => {
             notes.push(format!(
@@ -246,7 +245,7 @@ fn revive(
 }
 
 /// After a wait: restart each server of the run that crashed during it, unless it was
-/// restarted in this run already, and move its targets in `lists` to the new slot,
+/// restarted in this run already, and move its targets in `lists` to the new server,
 /// triggered by the reopening of their documents. Returns whether any was restarted,
 /// that is, whether the wait must be made again.
 pub(super) fn revive_crashed(
@@ -268,7 +267,7 @@ pub(super) fn revive_crashed(
             if target.server != old {
                 continue;
             }
-            if let Some(doc) = pool.servers[new].docs.get(&target.path) {
+            if let Some(doc) = pool.server(new).doc(&target.path) {
                 *target = Target {
                     server: new,
                     path: target.path.clone(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::lsp::Pool;
+use crate::lsp::{Pool, ServerId};
 use crate::model::ServerStatus;
 use crate::wait::{Outcome, Unsettled};
 
@@ -74,7 +74,7 @@ fn judge_servers(
     let mut timed_out = false;
     for g in groups {
         let Some(s) = g.server else { continue };
-        let server = &pool.servers[s];
+        let server = pool.server(s);
         g.primary_ms = Some(waits.primary.elapsed.as_millis() as u64);
         if has_cross {
             g.cross_file_ms = Some(waits.cross.elapsed.as_millis() as u64);
@@ -84,7 +84,7 @@ fn judge_servers(
                 // Not restarted (crash backoff): `revive` said why.
                 continue;
             }
-            g.status = if server.ready_at.is_some() {
+            g.status = if server.initialized() {
                 ServerStatus::Crashed
             } else {
                 ServerStatus::Failed
@@ -121,7 +121,7 @@ fn judge_servers(
 fn unsettled_text(
     ctx: &Context,
     outcome: &Outcome,
-    s: usize,
+    s: ServerId,
     label: &str,
     limit: Duration,
 ) -> Option<String> {

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
-use crate::lsp::{Observer, Pool, Server};
+use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
 use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
@@ -219,10 +219,10 @@ struct Daemon {
     /// What happened between runs that the next report should say (a server that
     /// crashed while idle and was restarted).
     notes: Vec<String>,
-    /// Slots of crashed servers whose restart between runs failed (not refused for
-    /// the backoff): not tried again at every event; the next run that needs one
-    /// tries, and says why it failed.
-    restart_failed: HashSet<usize>,
+    /// Crashed servers whose restart between runs failed (not refused for the
+    /// backoff): not tried again at every event; the next run that needs one tries,
+    /// and says why it failed.
+    restart_failed: HashSet<ServerId>,
 }
 
 impl Daemon {
@@ -335,13 +335,13 @@ impl Daemon {
             }
             Request::Logs(query) => {
                 self.pool.pump(Instant::now());
-                let lines = self.lines(&query, |s| &s.logs);
+                let lines = self.lines(&query, Server::logs);
                 self.reply(&stream, &Response::Lines(lines));
                 Flow::Continue
             }
             Request::Messages(query) => {
                 self.pool.pump(Instant::now());
-                let lines = self.lines(&query, |s| &s.shown);
+                let lines = self.lines(&query, Server::shown);
                 self.reply(&stream, &Response::Lines(lines));
                 Flow::Continue
             }
@@ -468,24 +468,21 @@ impl Daemon {
     /// ones; a crashed server is kept with its documents, for the check to restart
     /// (`lsp::restart`). Then bring the servers' view back to the disk.
     fn prepare(&mut self, specs: &[ServerSpec]) {
-        for i in 0..self.pool.servers.len() {
-            if self.pool.is_retired(i) {
-                continue;
-            }
+        for i in self.pool.ids() {
             let crashed = self.pool.crashed(i);
-            let server = &self.pool.servers[i];
-            let wanted = specs.iter().find(|s| s.name == server.name);
+            let server = self.pool.server(i);
+            let wanted = specs.iter().find(|s| s.name == server.name());
             let why = match (server.dead_reason(), wanted) {
                 (_, None) => "it is no longer configured".into(),
                 (_, Some(spec)) if spec.disabled => "it was disabled".into(),
-                (_, Some(spec)) if *spec != server.spec => "its configuration changed".into(),
+                (_, Some(spec)) if spec != server.spec() => "its configuration changed".into(),
                 (Some(reason), _) if !crashed => format!("it died ({reason})"),
                 _ => continue,
             };
             log(&format!(
                 "stopping {} at {}: {why}",
-                server.name,
-                server.root.display()
+                server.name(),
+                server.root().display()
             ));
             self.pool.stop(i, SHUTDOWN_GRACE);
         }
@@ -502,37 +499,33 @@ impl Daemon {
     /// announced.
     fn resync(&mut self) -> HashSet<PathBuf> {
         let mut announced = HashSet::new();
-        for i in 0..self.pool.servers.len() {
-            let server = &self.pool.servers[i];
-            if self.pool.is_retired(i) {
-                continue;
-            }
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
             let mut changed: Vec<(PathBuf, String)> = Vec::new();
             let mut gone: Vec<PathBuf> = Vec::new();
-            for (path, doc) in &server.docs {
+            for (path, doc) in server.docs() {
                 match fs::read(path) {
                     Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(text) if text != doc.text => changed.push((path.clone(), text)),
+                        Ok(text) if text != doc.text => changed.push((path.to_path_buf(), text)),
                         Ok(_) => {}
                         // No longer text: the server cannot be shown it.
-                        Err(_) => gone.push(path.clone()),
+                        Err(_) => gone.push(path.to_path_buf()),
                     },
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => gone.push(path.clone()),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => gone.push(path.to_path_buf()),
                     Err(_) => {}
                 }
             }
             let mut overflow: Vec<(u64, PathBuf)> = Vec::new();
-            if server.docs.len() > MAX_OPEN_DOCS {
+            if server.doc_count() > MAX_OPEN_DOCS {
                 let mut by_age: Vec<(u64, PathBuf)> = server
-                    .docs
-                    .iter()
-                    .map(|(p, d)| (d.changed_at, p.clone()))
+                    .docs()
+                    .map(|(p, d)| (d.changed_at, p.to_path_buf()))
                     .collect();
                 by_age.sort();
-                by_age.truncate(server.docs.len() - MAX_OPEN_DOCS);
+                by_age.truncate(server.doc_count() - MAX_OPEN_DOCS);
                 overflow = by_age;
             }
-            let mut watched: Vec<(PathBuf, u8)> = Vec::new();
+            let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
             for (path, text) in changed {
                 self.pool.open_or_change(i, &path, &text);
                 // The text is on disk: saved, as far as the server can tell.
@@ -540,11 +533,11 @@ impl Daemon {
                 // cargo check results are the old text's), clangd rebuilds the files
                 // including a header on a save only.
                 self.pool.save(i, &path);
-                watched.push((path, 2));
+                watched.push((path, FileChangeType::CHANGED));
             }
             for path in gone {
                 self.pool.close(i, &path);
-                watched.push((path, 3));
+                watched.push((path, FileChangeType::DELETED));
             }
             for (_, path) in overflow {
                 self.pool.close(i, &path);
@@ -552,7 +545,7 @@ impl Daemon {
             if !watched.is_empty() {
                 log(&format!(
                     "{}: {} file(s) changed on disk since the last run",
-                    self.pool.servers[i].name,
+                    self.pool.server(i).name(),
                     watched.len()
                 ));
             }
@@ -573,13 +566,12 @@ impl Daemon {
     /// all its servers.
     fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
         let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
-        for (i, server) in self.pool.servers.iter().enumerate() {
-            if !self.pool.is_retired(i) {
-                roots
-                    .entry(server.root.clone())
-                    .or_default()
-                    .extend(server.spec.extensions.iter().cloned());
-            }
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            roots
+                .entry(server.root().to_path_buf())
+                .or_default()
+                .extend(server.spec().extensions.iter().cloned());
         }
         for (root, extensions) in roots {
             let changes = match self.watch.changes(&root, &extensions) {
@@ -592,25 +584,25 @@ impl Daemon {
             if changes.is_empty() {
                 continue;
             }
-            for i in 0..self.pool.servers.len() {
-                let server = &self.pool.servers[i];
-                if self.pool.is_retired(i) || server.is_dead() || server.root != root {
+            for i in self.pool.ids() {
+                let server = self.pool.server(i);
+                if server.is_dead() || server.root() != root {
                     continue;
                 }
-                let theirs: Vec<(PathBuf, u8)> = changes
+                let theirs: Vec<(PathBuf, FileChangeType)> = changes
                     .iter()
-                    .filter(|(p, _)| !announced.contains(p) && !server.docs.contains_key(p))
+                    .filter(|(p, _)| !announced.contains(p) && server.doc(p).is_none())
                     .filter(|(p, _)| {
                         p.extension()
                             .and_then(|e| e.to_str())
-                            .is_some_and(|e| server.spec.extensions.iter().any(|x| x == e))
+                            .is_some_and(|e| server.spec().extensions.iter().any(|x| x == e))
                     })
-                    .cloned()
+                    .map(|(p, kind)| (p.clone(), change_type(*kind)))
                     .collect();
                 if !theirs.is_empty() {
                     log(&format!(
                         "{}: {} file(s) created, changed or deleted behind lspgate's back",
-                        server.name,
+                        server.name(),
                         theirs.len()
                     ));
                     self.pool.watched(i, &theirs);
@@ -626,13 +618,12 @@ impl Daemon {
     fn after_run(&mut self, written: &[PathBuf]) {
         self.watch.touched(written);
         let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
-        for (i, server) in self.pool.servers.iter().enumerate() {
-            if !self.pool.is_retired(i) {
-                roots
-                    .entry(server.root.clone())
-                    .or_default()
-                    .extend(server.spec.extensions.iter().cloned());
-            }
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            roots
+                .entry(server.root().to_path_buf())
+                .or_default()
+                .extend(server.spec().extensions.iter().cloned());
         }
         for (root, extensions) in roots {
             if !self.watch.knows(&root)
@@ -641,7 +632,7 @@ impl Daemon {
                 log(&why);
             }
         }
-        for i in 0..self.pool.servers.len() {
+        for i in self.pool.ids() {
             self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
         }
     }
@@ -651,15 +642,15 @@ impl Daemon {
     /// the next run finds it warm; and keep the diagnostics of unopened files bounded
     /// when a server floods them.
     fn upkeep(&mut self) {
-        for i in 0..self.pool.servers.len() {
+        for i in self.pool.ids() {
             if self.pool.crashed(i)
                 && !self.restart_failed.contains(&i)
                 && self.pool.restart_refused(i).is_none()
             {
-                let server = &self.pool.servers[i];
-                let name = server.name.clone();
+                let server = self.pool.server(i);
+                let name = server.name().to_string();
                 let reason = server.dead_reason().unwrap_or("").to_string();
-                let docs = server.docs.len();
+                let docs = server.doc_count();
                 match self.pool.restart(i) {
                     Ok(_) => {
                         log(&format!("{name} crashed ({reason}); restarted it"));
@@ -685,20 +676,21 @@ impl Daemon {
     /// under `query.path`) with diagnostics, and the open ones even without.
     fn cached_diagnostics(&self, query: &CacheQuery) -> Vec<CachedFile> {
         let mut files = Vec::new();
-        for (i, server) in self.pool.servers.iter().enumerate() {
-            if self.pool.is_retired(i) || server.is_dead() {
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            if server.is_dead() {
                 continue;
             }
-            for path in server.diagnostics.keys() {
+            for path in server.diagnostics().files() {
                 if query.path.as_ref().is_some_and(|p| !path.starts_with(p)) {
                     continue;
                 }
                 let diagnostics = server.diagnostics_of(path);
-                if diagnostics.is_empty() && !server.docs.contains_key(path) {
+                if diagnostics.is_empty() && server.doc(path).is_none() {
                     continue;
                 }
                 files.push(CachedFile {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     diagnostics,
                 });
             }
@@ -715,10 +707,8 @@ impl Daemon {
     ) -> Vec<MessageLine> {
         let max = query.level.unwrap_or(i32::MAX);
         let mut out = Vec::new();
-        for (i, server) in self.pool.servers.iter().enumerate() {
-            if self.pool.is_retired(i) {
-                continue;
-            }
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
             let matching: Vec<&(i32, String)> = ring(server)
                 .iter()
                 .filter(|(level, _)| *level <= max)
@@ -729,8 +719,8 @@ impl Daemon {
                     .into_iter()
                     .skip(skip)
                     .map(|(level, message)| MessageLine {
-                        server: server.name.clone(),
-                        root: server.root.clone(),
+                        server: server.name().to_string(),
+                        root: server.root().to_path_buf(),
                         level: *level,
                         message: message.clone(),
                     }),
@@ -741,36 +731,37 @@ impl Daemon {
 
     fn status(&mut self) -> Status {
         let now = Instant::now();
-        let crashes: Vec<_> = (0..self.pool.servers.len())
-            .map(|i| self.pool.crash_log(i))
-            .collect();
-        let servers = self
-            .pool
-            .servers
+        let ids = self.pool.ids();
+        let crashes: Vec<_> = ids.iter().map(|&i| self.pool.crash_log(i)).collect();
+        let servers = ids
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.pool.is_retired(*i))
-            .map(|(i, s)| ServerInfo {
-                name: s.name.clone(),
-                root: s.root.clone(),
-                pid: s.pid(),
-                state: match s.dead_reason() {
-                    Some(reason) => format!("dead: {reason}"),
-                    None if s.ready_at.is_some() => "ready".into(),
-                    None => "initializing".into(),
-                },
-                uptime_ms: now.duration_since(s.started).as_millis() as u64,
-                open_documents: s.docs.len(),
-                rss_kib: if s.is_dead() {
-                    None
-                } else {
-                    protocol::rss_kib(s.pid())
-                },
-                crashes: crashes[i].total,
-                last_crash_ms: crashes[i]
-                    .times
-                    .back()
-                    .map(|t| now.saturating_duration_since(*t).as_millis() as u64),
+            .zip(&crashes)
+            .map(|(&i, crashes)| {
+                let s = self.pool.server(i);
+                ServerInfo {
+                    name: s.name().to_string(),
+                    root: s.root().to_path_buf(),
+                    pid: s.pid(),
+                    state: match s.lifecycle() {
+                        Lifecycle::Dead(reason) | Lifecycle::Retired(reason) => {
+                            format!("dead: {reason}")
+                        }
+                        Lifecycle::Ready => "ready".into(),
+                        Lifecycle::Initializing => "initializing".into(),
+                    },
+                    uptime_ms: now.duration_since(s.started()).as_millis() as u64,
+                    open_documents: s.doc_count(),
+                    rss_kib: if s.is_dead() {
+                        None
+                    } else {
+                        protocol::rss_kib(s.pid())
+                    },
+                    crashes: crashes.total,
+                    last_crash_ms: crashes
+                        .times
+                        .back()
+                        .map(|t| now.saturating_duration_since(*t).as_millis() as u64),
+                }
             })
             .collect();
         Status {
@@ -825,6 +816,16 @@ fn check_request(workspace: &Path, req: &RunRequest) -> Result<(), String> {
         }
     }
     crate::config::check_commands(workspace, req.trust_project, &req.servers)
+}
+
+/// A change `watch` found, in its LSP number (1 created, 2 changed, 3 deleted), as
+/// the type `Pool::watched` takes.
+fn change_type(kind: u8) -> FileChangeType {
+    match kind {
+        1 => FileChangeType::CREATED,
+        2 => FileChangeType::CHANGED,
+        _ => FileChangeType::DELETED,
+    }
 }
 
 /// The pool observer of a run whose client draws the status line: every

@@ -2,7 +2,7 @@
 //! restarted once and its documents reopened").
 //!
 //! A *crash* is the death of a server that had answered `initialize`, not caused by
-//! lspgate ([`Pool::stop`] retires a server, [`Pool::kill`] gives up on one that never
+//! lspgate (`Pool::stop` retires a server, `Pool::kill` gives up on one that never
 //! initialised: neither is a crash). Crashes are recorded per server name and root,
 //! across restarts, with their time, so that a server that crashes on every edit is not
 //! restarted in a loop:
@@ -15,16 +15,17 @@
 //! Who restarts: the check, for a server of its run found dead (it died between
 //! runs) or dying during one of its waits, at most once per server and run; and the
 //! daemon, between runs, for a server that crashed while idle, so the next run finds
-//! it warm. [`Pool::restart`] spawns the same spec at the same root in a new slot
-//! (messages are tagged by slot, so the dead one is retired, not reused) and opens
-//! the dead one's documents again with the text it had been shown; its log and
-//! show-message rings carry over, so `lspgate logs` still shows what led to the crash.
+//! it warm. `Pool::restart` spawns the same spec at the same root under a new
+//! `ServerId` (messages are tagged by slot, so the dead one is retired, not reused)
+//! and opens the dead one's documents again with the text it had been shown; its log
+//! and show-message rings carry over, so `lspgate logs` still shows what led to the
+//! crash.
+//!
+//! This module holds the policy (what counts, how long to wait); the pool applies it.
 
-use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-use super::{Pool, push_ring};
 
 /// Crashes older than this are forgotten for the backoff.
 pub const CRASH_WINDOW: Duration = Duration::from_secs(60);
@@ -68,49 +69,42 @@ impl CrashLog {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotRestarted(pub String);
 
-impl Pool {
-    /// The crash history of the server in `index`, recording its death first if it is
-    /// a crash not yet recorded.
-    pub fn crash_log(&mut self, index: usize) -> CrashLog {
-        self.record_crash(index);
-        let server = &self.servers[index];
-        self.crashes
-            .get(&(base_name(&server.name).to_string(), server.root.clone()))
+/// The crash logs of a pool's servers, by name and root: a restarted server's crashes
+/// count with its predecessors'.
+#[derive(Debug, Default)]
+pub struct Crashes {
+    logs: HashMap<(String, PathBuf), CrashLog>,
+}
+
+impl Crashes {
+    /// The crashes of `name` at `root` so far.
+    pub fn of(&self, name: &str, root: &Path) -> CrashLog {
+        self.logs
+            .get(&(name.to_string(), root.to_path_buf()))
             .cloned()
             .unwrap_or_default()
     }
 
-    /// Whether the server in `index` died of a crash (see the module doc).
-    pub fn crashed(&self, index: usize) -> bool {
-        let server = &self.servers[index];
-        server.is_dead()
-            && server.ready_at.is_some()
-            && server.died_at.is_some()
-            && !self.is_retired(index)
-    }
-
-    fn record_crash(&mut self, index: usize) {
-        if !self.crashed(index) {
-            return;
-        }
-        let server = &self.servers[index];
-        let Some(died) = server.died_at else { return };
+    /// Record the crash of `name` at `root` that happened at `died`; once per death,
+    /// however often it is recorded.
+    pub fn record(&mut self, name: &str, root: &Path, died: Instant) {
         let log = self
-            .crashes
-            .entry((server.name.clone(), server.root.clone()))
+            .logs
+            .entry((name.to_string(), root.to_path_buf()))
             .or_default();
-        // Recorded once per death, however often it is asked about.
         if log.times.back().is_some_and(|&t| t >= died) {
             return;
         }
         log.total += 1;
-        push_ring(&mut log.times, KEPT, died);
+        if log.times.len() == KEPT {
+            log.times.pop_front();
+        }
+        log.times.push_back(died);
     }
 
-    /// Why the crashed server in `index` may not be restarted yet, if it may not.
-    pub fn restart_refused(&mut self, index: usize) -> Option<NotRestarted> {
-        let now = Instant::now();
-        let log = self.crash_log(index);
+    /// Why `name` at `root` may not be restarted at `now`, if it may not.
+    pub fn refusal(&self, name: &str, root: &Path, now: Instant) -> Option<NotRestarted> {
+        let log = self.of(name, root);
         let left = log.backoff_left(now)?;
         Some(NotRestarted(format!(
             "crashed {} times within {}s; not restarted for another {:.1}s",
@@ -119,58 +113,6 @@ impl Pool {
             left.as_secs_f64()
         )))
     }
-
-    /// Start the dead server in `index` again: the same spec at the same root, in a new
-    /// slot, its documents opened again with the text it had been shown (the oldest
-    /// first, as they were opened), its rings carried over. The dead slot is retired.
-    /// Returns the new slot. Refused while the crash backoff runs, and when the command
-    /// cannot be found or started; the dead server then stays as it is.
-    pub fn restart(&mut self, index: usize) -> Result<usize, NotRestarted> {
-        if !self.servers[index].is_dead() {
-            return Ok(index);
-        }
-        if let Some(refused) = self.restart_refused(index) {
-            return Err(refused);
-        }
-        let server = &self.servers[index];
-        let spec = server.spec.clone();
-        let root = server.root.clone();
-        let reason = server.dead_reason().unwrap_or("stopped").to_string();
-        let program = crate::config::which(&spec.command)
-            .ok_or_else(|| NotRestarted(format!("`{}` is no longer on PATH", spec.command)))?;
-        let mut docs: Vec<(u64, PathBuf, String)> = server
-            .docs
-            .iter()
-            .map(|(p, d)| (d.changed_at, p.clone(), d.text.clone()))
-            .collect();
-        docs.sort();
-        let logs = server.logs.clone();
-        let shown = server.shown.clone();
-        let new = self
-            .start(&spec, &program, &root)
-            .map_err(|e| NotRestarted(format!("could not start `{}` again: {e}", spec.command)))?;
-        // Only now that the new one runs: retiring clears the documents.
-        self.stop(index, Duration::ZERO);
-        let server = &mut self.servers[new];
-        server.logs = logs;
-        server.shown = shown;
-        push_ring(
-            &mut server.logs,
-            super::LOG_RING,
-            (2, format!("lspgate: restarted after a crash ({reason})")),
-        );
-        // Held until `initialize` is answered, like any notification sent before.
-        for (_, path, text) in docs {
-            self.open_or_change(new, &path, &text);
-        }
-        Ok(new)
-    }
-}
-
-/// A server's name without the retired prefix, so a restarted server's crashes are
-/// counted with its predecessors'.
-fn base_name(name: &str) -> &str {
-    name.strip_prefix(super::RETIRED).unwrap_or(name)
 }
 
 #[cfg(test)]
@@ -201,6 +143,24 @@ mod tests {
         assert_eq!(three.backoff_left(now), Some(Duration::from_secs(4)));
         let many = log_at(&[now; 8]);
         assert_eq!(many.backoff_left(now), Some(MAX_BACKOFF));
+    }
+
+    #[test]
+    fn a_death_is_recorded_once_and_refusals_say_why() {
+        let (root, now) = (Path::new("/w"), Instant::now());
+        let mut crashes = Crashes::default();
+        crashes.record("gopls", root, now);
+        crashes.record("gopls", root, now);
+        assert_eq!(crashes.of("gopls", root).total, 1, "one death");
+        assert_eq!(crashes.refusal("gopls", root, now), None, "first crash");
+        crashes.record("gopls", root, now + Duration::from_millis(1));
+        let refused = crashes.refusal("gopls", root, now).expect("backing off");
+        assert!(
+            refused.0.starts_with("crashed 2 times within 60s"),
+            "{}",
+            refused.0
+        );
+        assert_eq!(crashes.of("gopls", Path::new("/elsewhere")).total, 0);
     }
 
     #[test]

@@ -9,15 +9,23 @@
 //! sent before them. The three answers together are what the server would push
 //! (`FileDiagnostics.getDiagnostics` in its source), converted the way it converts
 //! them (`toDiagnostic`). No crate speaks tsserver's protocol, hence this module.
+//!
+//! The server's part is small: a server whose profile asks for this route
+//! (`WaitProfile::tsserver_pull`) and whose `initialize` answer [`offered`] the command
+//! keeps a [`Route`]; a pull of a file is then the three requests [`Route::start`]
+//! gives, their answers go to [`Route::answer`], and [`current`] says which of a
+//! file's pull and push stands.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use lsp_types::{
-    Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location,
-    NumberOrString, Position, Range,
+    Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag,
+    ExecuteCommandParams, Location, NumberOrString, Position, Range,
 };
 use serde_json::{Value, json};
 
+use super::diagnostics::FileDiagnostics;
 use super::uri;
 
 /// The command typescript-language-server lists in `executeCommandProvider`.
@@ -39,10 +47,95 @@ pub fn offered(capabilities: &Value) -> bool {
 }
 
 /// The `workspace/executeCommand` parameters asking tsserver `kind` about `path`.
-pub fn request(kind: &str, path: &Path) -> Value {
-    json!({
-        "command": COMMAND,
-        "arguments": [kind, { "file": path.to_string_lossy() }],
+fn request(kind: &str, path: &Path) -> ExecuteCommandParams {
+    ExecuteCommandParams {
+        command: COMMAND.to_string(),
+        arguments: vec![json!(kind), json!({ "file": path.to_string_lossy() })],
+        work_done_progress_params: Default::default(),
+    }
+}
+
+/// The pulls through tsserver under way on one server, by file.
+#[derive(Debug, Default)]
+pub struct Route {
+    under_way: HashMap<PathBuf, Parts>,
+}
+
+/// What one answer of a pull through tsserver came to.
+#[derive(Debug)]
+pub enum Answer {
+    /// More answers to come, or the answer of a pull since superseded.
+    Incomplete,
+    /// The pull's three answers are in: the file's diagnostics.
+    Complete(Vec<Diagnostic>),
+    /// The route does not work here (an older server, a file outside every project):
+    /// the server is to wait for pushes, as without it.
+    Failed(String),
+}
+
+impl Route {
+    /// Begin a pull of `path` sent at pool clock `sent_seq`: the requests to send,
+    /// with the slot each answer goes to.
+    pub fn start(&mut self, path: &Path, sent_seq: u64) -> Vec<(usize, ExecuteCommandParams)> {
+        self.under_way
+            .insert(path.to_path_buf(), Parts::new(sent_seq));
+        KINDS
+            .iter()
+            .enumerate()
+            .map(|(slot, kind)| (slot, request(kind, path)))
+            .collect()
+    }
+
+    /// The answer (`Err`: an error response's message) for `slot` of the pull of
+    /// `path` sent at `sent_seq`.
+    pub fn answer(
+        &mut self,
+        path: &Path,
+        sent_seq: u64,
+        slot: usize,
+        answer: Result<Value, String>,
+    ) -> Answer {
+        let diagnostics = match answer.and_then(|result| diagnostics(&result)) {
+            Ok(diagnostics) => diagnostics,
+            Err(why) => {
+                self.under_way.clear();
+                return Answer::Failed(why);
+            }
+        };
+        let Some(parts) = self.under_way.get_mut(path) else {
+            return Answer::Incomplete;
+        };
+        if parts.sent_seq != sent_seq {
+            return Answer::Incomplete;
+        }
+        match parts.add(slot, diagnostics) {
+            Some(all) => {
+                self.under_way.remove(path);
+                Answer::Complete(all)
+            }
+            None => Answer::Incomplete,
+        }
+    }
+
+    /// Forget the pulls under way (the server died).
+    pub fn clear(&mut self) {
+        self.under_way.clear();
+    }
+}
+
+/// Which of a file's pull answer and push stands, when it has both:
+/// typescript-language-server's pull and push are two routes to the same answer, so
+/// the newer counts, not both. A pull sent after the file's last change (`changed_at`,
+/// the pool clock; `None` when it is not open) is the answer for its text; a push
+/// arriving after it may come from a check that started before the change.
+pub fn current(held: &FileDiagnostics, changed_at: Option<u64>) -> Option<&[Diagnostic]> {
+    let (pulled, pushed) = (held.pulled.as_ref()?, held.pushed.as_ref()?);
+    let pull_is_current =
+        pulled.sent_seq > pushed.seq || changed_at.is_some_and(|c| pulled.sent_seq > c);
+    Some(if pull_is_current {
+        &pulled.diagnostics
+    } else {
+        &pushed.diagnostics
     })
 }
 
@@ -63,13 +156,13 @@ pub fn diagnostics(answer: &Value) -> Result<Vec<Diagnostic>, String> {
 
 /// The three answers of one pull, as they come in.
 #[derive(Debug, Clone)]
-pub struct Parts {
-    pub sent_seq: u64,
+struct Parts {
+    sent_seq: u64,
     answers: [Option<Vec<Diagnostic>>; 3],
 }
 
 impl Parts {
-    pub fn new(sent_seq: u64) -> Parts {
+    fn new(sent_seq: u64) -> Parts {
         Parts {
             sent_seq,
             answers: [None, None, None],
@@ -78,7 +171,7 @@ impl Parts {
 
     /// Record the answer for `KINDS[slot]`; once all three are in, their diagnostics
     /// in the server's order.
-    pub fn add(&mut self, slot: usize, diagnostics: Vec<Diagnostic>) -> Option<Vec<Diagnostic>> {
+    fn add(&mut self, slot: usize, diagnostics: Vec<Diagnostic>) -> Option<Vec<Diagnostic>> {
         if let Some(s) = self.answers.get_mut(slot) {
             *s = Some(diagnostics);
         }
@@ -233,6 +326,94 @@ mod tests {
         let all = parts.add(1, vec![d("semantic")]).expect("complete");
         let messages: Vec<&str> = all.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["semantic", "suggestion"]);
+    }
+
+    fn answer(messages: &[&str]) -> Result<Value, String> {
+        let body: Vec<Value> = messages
+            .iter()
+            .map(|m| json!({"start": {"line": 1, "offset": 1}, "end": {"line": 1, "offset": 2}, "text": m}))
+            .collect();
+        Ok(json!({"success": true, "body": body}))
+    }
+
+    #[test]
+    fn a_route_completes_a_pull_once_its_three_answers_are_in() {
+        let path = Path::new("/w/a.ts");
+        let mut route = Route::default();
+        let requests = route.start(path, 4);
+        assert_eq!(requests.len(), 3);
+        assert_eq!(requests[1].1.arguments[0], json!("semanticDiagnosticsSync"));
+        assert!(matches!(
+            route.answer(path, 4, 0, answer(&[])),
+            Answer::Incomplete
+        ));
+        assert!(matches!(
+            route.answer(path, 4, 2, answer(&["hint"])),
+            Answer::Incomplete
+        ));
+        match route.answer(path, 4, 1, answer(&["error"])) {
+            Answer::Complete(all) => {
+                let messages: Vec<&str> = all.iter().map(|d| d.message.as_str()).collect();
+                assert_eq!(messages, ["error", "hint"]);
+            }
+            other => panic!("not complete: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_answer_to_a_superseded_pull_is_dropped_and_a_failure_ends_the_route() {
+        let path = Path::new("/w/a.ts");
+        let mut route = Route::default();
+        route.start(path, 4);
+        route.start(path, 8);
+        for slot in 0..3 {
+            assert!(matches!(
+                route.answer(path, 4, slot, answer(&["old"])),
+                Answer::Incomplete
+            ));
+        }
+        let failed = route.answer(path, 8, 0, Err("no handler".into()));
+        assert!(matches!(failed, Answer::Failed(why) if why == "no handler"));
+        assert!(
+            matches!(route.answer(path, 8, 1, answer(&[])), Answer::Incomplete),
+            "forgotten"
+        );
+    }
+
+    #[test]
+    fn the_newer_of_a_pull_and_a_push_stands() {
+        let d = |m: &str| {
+            vec![Diagnostic {
+                message: m.into(),
+                ..Diagnostic::default()
+            }]
+        };
+        let held = |sent_seq, seq| FileDiagnostics {
+            pulled: Some(crate::lsp::diagnostics::Pulled {
+                diagnostics: d("pulled"),
+                sent_seq,
+            }),
+            pushed: Some(crate::lsp::diagnostics::Published {
+                diagnostics: d("pushed"),
+                version: None,
+                seq,
+                at: std::time::Instant::now(),
+            }),
+        };
+        let first =
+            |h: &FileDiagnostics, changed| current(h, changed).map(|l| l[0].message.clone());
+        assert_eq!(first(&held(5, 3), None).as_deref(), Some("pulled"));
+        assert_eq!(first(&held(5, 7), None).as_deref(), Some("pushed"));
+        assert_eq!(
+            first(&held(5, 7), Some(4)).as_deref(),
+            Some("pulled"),
+            "sent after the change"
+        );
+        let only_pushed = FileDiagnostics {
+            pulled: None,
+            ..held(0, 1)
+        };
+        assert!(current(&only_pushed, None).is_none());
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub fn describe(servers: &[Server], elapsed: Duration) -> String {
     let live: Vec<(&str, Option<&Progress>)> = servers
         .iter()
         .filter(|s| !s.is_dead())
-        .map(|s| (s.name.as_str(), s.progress.values().next()))
+        .map(|s| (s.name(), s.progress().next()))
         .collect();
     describe_parts(&live, elapsed)
 }

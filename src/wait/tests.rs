@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::lsp::transport::MemoryPeer;
 use crate::lsp::uri;
+use crate::lsp::{FileChangeType, ServerId};
 use crate::servers::{ServerSpec, WaitProfile};
 
 /// A server spec whose full quiet is long and whose confirmed quiet is short, so a
@@ -53,7 +54,7 @@ type Script = Box<dyn FnMut(&Message, &MemoryPeer) -> bool + Send>;
 
 /// A pool with one in-memory server that answers `initialize` with `capabilities`
 /// and everything else by `script`, already initialised.
-fn pool_with(wait: WaitProfile, capabilities: Value, mut script: Script) -> (Pool, usize) {
+fn pool_with(wait: WaitProfile, capabilities: Value, mut script: Script) -> (Pool, ServerId) {
     let mut pool = Pool::new();
     let root = PathBuf::from("/memory");
     let (s, peer) = pool.start_in_memory(&spec(wait), &root);
@@ -72,10 +73,10 @@ fn pool_with(wait: WaitProfile, capabilities: Value, mut script: Script) -> (Poo
         }
     });
     let deadline = Instant::now() + Duration::from_secs(10);
-    while pool.servers[s].ready_at.is_none() && Instant::now() < deadline {
+    while !pool.server(s).initialized() && Instant::now() < deadline {
         pool.pump(deadline);
     }
-    assert!(pool.servers[s].ready_at.is_some(), "initialize answered");
+    assert!(pool.server(s).initialized(), "initialize answered");
     (pool, s)
 }
 
@@ -104,12 +105,12 @@ fn is(msg: &Message, method: &str) -> bool {
 }
 
 /// Open the file with a new version and return the target a wait would have.
-fn open(pool: &mut Pool, s: usize) -> Target {
+fn open(pool: &mut Pool, s: ServerId) -> Target {
     let version = pool.open_or_change(s, &path(), "text");
     Target {
         server: s,
         path: path(),
-        trigger: pool.clock,
+        trigger: pool.clock(),
         trigger_at: Instant::now(),
         version: Some(version),
     }
@@ -133,7 +134,7 @@ fn a_publish_echoing_our_version_ends_the_wait_after_the_confirmed_quiet() {
     let outcome = settle(&mut pool, &[target], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
     assert_eq!(outcome.fresh, vec![true]);
-    assert_eq!(pool.servers[s].diagnostics_of(&path())[0].message, "broken");
+    assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "broken");
 }
 
 #[test]
@@ -176,11 +177,11 @@ fn a_pull_answer_sent_after_the_change_is_the_final_word() {
     };
     let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
     let (mut pool, s) = pool_with(wait, capabilities, script);
-    assert!(pool.servers[s].pull);
+    assert!(pool.server(s).pulls());
     let target = open(&mut pool, s);
     let outcome = settle(&mut pool, &[target], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
-    assert_eq!(pool.servers[s].diagnostics_of(&path())[0].message, "pulled");
+    assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "pulled");
 }
 
 #[test]
@@ -296,7 +297,7 @@ fn a_server_that_dies_mid_wait_ends_the_wait_with_the_reason() {
     let target = open(&mut pool, s);
     let deadline = Duration::from_secs(30);
     let outcome = settle(&mut pool, &[target], Instant::now() + deadline);
-    assert!(pool.servers[s].is_dead());
+    assert!(pool.server(s).is_dead());
     assert!(
         outcome.elapsed < deadline / 2,
         "waited {:?} for a dead server",
@@ -306,11 +307,11 @@ fn a_server_that_dies_mid_wait_ends_the_wait_with_the_reason() {
     // server's own state, which the check turns into the server's note.
     assert_eq!(outcome.fresh, vec![false]);
     assert!(
-        pool.servers[s]
+        pool.server(s)
             .dead_reason()
             .is_some_and(|r| r.contains("exited")),
         "{:?}",
-        pool.servers[s].dead_reason()
+        pool.server(s).dead_reason()
     );
 }
 
@@ -374,7 +375,7 @@ fn a_change_told_to_a_workspace_analyser_is_owed_a_publish() {
     let target = open(&mut pool, s);
     assert!(settle(&mut pool, &[target], within(3000)).complete());
     assert!(settle_servers(&mut pool, &[s], within(3000)).complete());
-    pool.watched(s, &[(other_path(), 2)]);
+    pool.watched(s, &[(other_path(), FileChangeType::CHANGED)]);
     let owed = settle_servers(&mut pool, &[s], within(300));
     assert!(
         owed.unsettled
@@ -398,7 +399,13 @@ fn a_change_to_a_file_the_analyser_never_reported_is_owed_nothing() {
     let (mut pool, s) = pool_with(analysing(), json!({}), script);
     let target = open(&mut pool, s);
     assert!(settle(&mut pool, &[target], within(3000)).complete());
-    pool.watched(s, &[(PathBuf::from("/elsewhere/excluded.x"), 2)]);
+    pool.watched(
+        s,
+        &[(
+            PathBuf::from("/elsewhere/excluded.x"),
+            FileChangeType::CHANGED,
+        )],
+    );
     let outcome = settle_servers(&mut pool, &[s], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
 }

@@ -1,0 +1,706 @@
+//! One running language server for one root: where it is in its life, the documents
+//! it has been shown, what it said (diagnostics, progress, logs) and the requests
+//! sent to it that await an answer.
+//!
+//! Its state is private. The rest of lspgate reads it through the methods below and
+//! changes it only through the pool (`Pool::open_or_change`, `Pool::pull`, ...), which
+//! hands out `&Server` and never `&mut Server`: the pool's clock orders every event,
+//! so a change that bypassed it would make "after" meaningless. What the server sends
+//! is read in `incoming`, the `initialize` exchange in `initialize`.
+
+mod incoming;
+mod initialize;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use lsp_server::{Message, RequestId};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Exit,
+};
+use lsp_types::request::{DocumentDiagnosticRequest, ExecuteCommand, Initialize, Shutdown};
+use lsp_types::{
+    Diagnostic, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    DocumentDiagnosticParams, FileChangeType, FileEvent, TextDocumentContentChangeEvent,
+    TextDocumentIdentifier, TextDocumentItem, VersionedTextDocumentIdentifier,
+};
+
+use super::clangd::{self, FileStatus};
+use super::diagnostics::Store;
+use super::transport::Transport;
+use super::{cache, encoding, protocol, tsserver, uri};
+use crate::servers::ServerSpec;
+
+/// Log and show messages kept per server.
+const LOG_RING: usize = 100;
+const SHOW_RING: usize = 50;
+/// The longest text kept of one log or show message: the rings bound how many are
+/// kept, this how large each is, so that a server logging 50 MiB lines cannot make
+/// the rings (which live as long as the daemon) hold gigabytes.
+const MESSAGE_TEXT_MAX: usize = 8 * 1024;
+
+/// Where a server is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// `initialize` sent, no answer yet: notifications are held back until it comes.
+    Initializing,
+    Ready,
+    /// Exited, crashed, failed to initialise, or shut down; the reason is for the
+    /// report. A crashed server stays here, with its documents, until it is restarted.
+    Dead(String),
+    /// Stopped for good by `Pool::stop` (with the reason it was dead): its slot stays,
+    /// since messages are tagged by slot, but `Pool::find` no longer returns it, so
+    /// the next run starts a fresh one.
+    Retired(String),
+}
+
+/// A document as the server sees it.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub version: i32,
+    pub text: String,
+    /// The pool clock when this document was last opened or changed.
+    pub changed_at: u64,
+    /// And the time: how long the server has held this text.
+    pub changed_instant: Instant,
+}
+
+/// One work-done progress under way: plain data, in `model`.
+pub use crate::model::progress::Progress;
+
+/// What a request we sent was for, so its answer lands in the right place.
+#[derive(Debug, Clone)]
+enum Pending {
+    Initialize,
+    Pull {
+        path: PathBuf,
+        sent_seq: u64,
+    },
+    /// One of the three requests of a pull through tsserver (see [`tsserver`]).
+    TsserverPull {
+        path: PathBuf,
+        sent_seq: u64,
+        slot: usize,
+    },
+    Shutdown,
+}
+
+/// One running language server for one root.
+pub struct Server {
+    pub(super) name: String,
+    spec: ServerSpec,
+    root: PathBuf,
+    lifecycle: Lifecycle,
+    transport: Transport,
+    next_id: i32,
+    pending: HashMap<RequestId, Pending>,
+    /// Notifications sent before `initialize` was answered, held back until then.
+    held: Vec<Message>,
+    /// Pull diagnostics: offered statically or registered dynamically
+    /// (pyright registers `textDocument/diagnostic` right after `initialized`, and
+    /// again with a new id once it has read its configuration, unregistering the
+    /// first: so registrations are tracked by id).
+    pull: bool,
+    static_pull: bool,
+    /// Dynamic registrations in force: id → method.
+    registrations: HashMap<String, String>,
+    /// Whether the server said it handles `didSave` (statically or by registration).
+    wants_save: bool,
+    /// Pulls go to tsserver through typescript-language-server (see [`tsserver`]).
+    tsserver: Option<tsserver::Route>,
+    /// The unit of the server's `character` offsets; stored positions are UTF-16.
+    encoding: encoding::Encoding,
+    docs: HashMap<PathBuf, Document>,
+    diagnostics: Store,
+    /// Work-done progress begun (or created, see `pyright`) and not ended, by token.
+    pub(super) progress: HashMap<String, Progress>,
+    /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
+    quiescent: Option<bool>,
+    /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
+    file_status: clangd::FileStatuses,
+    /// Files with a pull request in flight.
+    pulls_in_flight: HashSet<PathBuf>,
+    /// Pool clock of the last `workspace/diagnostic/refresh`: pulls sent before it
+    /// are out of date.
+    refresh_seq: u64,
+    /// Pool clock of the last change to what the server sees made outside a run's
+    /// own edit (`Pool::mark_changed`): diagnostics received before it were computed
+    /// against other files than the ones it has now, whatever their own text. (After
+    /// a run's own edit the run waited for the files it can break.)
+    content_changed_at: u64,
+    /// The slowest change-to-publish time seen lately (decays), so that waiting
+    /// out a server's silence scales with how slow it is now (a loaded machine).
+    publish_latency: Duration,
+    logs: VecDeque<(i32, String)>,
+    shown: VecDeque<(i32, String)>,
+    started: Instant,
+    last_message: Instant,
+    /// When `initialize` was answered.
+    ready_at: Option<Instant>,
+    /// When it died, for the crash backoff of `restart`.
+    died_at: Option<Instant>,
+}
+
+/// Reading a server.
+impl Server {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn spec(&self) -> &ServerSpec {
+        &self.spec
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The process id; 0 for a server in memory.
+    pub fn pid(&self) -> u32 {
+        self.transport.pid()
+    }
+
+    pub fn lifecycle(&self) -> &Lifecycle {
+        &self.lifecycle
+    }
+
+    /// Dead or retired: it will say nothing more.
+    pub fn is_dead(&self) -> bool {
+        matches!(self.lifecycle, Lifecycle::Dead(_) | Lifecycle::Retired(_))
+    }
+
+    pub fn is_retired(&self) -> bool {
+        matches!(self.lifecycle, Lifecycle::Retired(_))
+    }
+
+    pub fn dead_reason(&self) -> Option<&str> {
+        match &self.lifecycle {
+            Lifecycle::Dead(r) | Lifecycle::Retired(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether it answered `initialize`, alive now or not: a server that died after
+    /// it crashed, one that died before it failed to start.
+    pub fn initialized(&self) -> bool {
+        self.ready_at.is_some()
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// When it last said anything.
+    pub fn last_message(&self) -> Instant {
+        self.last_message
+    }
+
+    /// Whether it answers pulls (`textDocument/diagnostic`, or tsserver's).
+    pub fn pulls(&self) -> bool {
+        self.pull
+    }
+
+    pub fn pull_in_flight(&self, path: &Path) -> bool {
+        self.pulls_in_flight.contains(path)
+    }
+
+    /// Pool clock of its last `workspace/diagnostic/refresh`.
+    pub fn refresh_seq(&self) -> u64 {
+        self.refresh_seq
+    }
+
+    /// The slowest change-to-publish time seen lately (see `Pool::observe_latency`).
+    pub fn publish_latency(&self) -> Duration {
+        self.publish_latency
+    }
+
+    /// The work-done progress under way.
+    pub fn progress(&self) -> impl Iterator<Item = &Progress> {
+        self.progress.values()
+    }
+
+    /// rust-analyzer said it is not quiescent (still loading or indexing).
+    pub fn indexing(&self) -> bool {
+        self.quiescent == Some(false)
+    }
+
+    /// clangd's last state of `path` (see [`clangd`]).
+    pub fn file_status(&self, path: &Path) -> Option<FileStatus> {
+        self.file_status.get(path)
+    }
+
+    pub fn doc(&self, path: &Path) -> Option<&Document> {
+        self.docs.get(path)
+    }
+
+    pub fn docs(&self) -> impl Iterator<Item = (&Path, &Document)> {
+        self.docs.iter().map(|(p, d)| (p.as_path(), d))
+    }
+
+    pub fn doc_count(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Everything it said about files, by route, with when.
+    pub fn diagnostics(&self) -> &Store {
+        &self.diagnostics
+    }
+
+    /// What the server says about `path` now.
+    pub fn diagnostics_of(&self, path: &Path) -> Vec<Diagnostic> {
+        let Some(held) = self.diagnostics.get(path) else {
+            return Vec::new();
+        };
+        if self.spec.wait.tsserver_pull
+            && let Some(current) =
+                tsserver::current(held, self.docs.get(path).map(|d| d.changed_at))
+        {
+            return current.to_vec();
+        }
+        held.current()
+    }
+
+    /// Whether `path`'s diagnostics were received after the last change of anything
+    /// the server sees (`Pool::mark_changed`), so that they still hold.
+    pub fn diagnostics_hold(&self, path: &Path) -> bool {
+        self.content_changed_at == 0
+            || self
+                .diagnostics
+                .received_after(path, self.content_changed_at)
+    }
+
+    /// True when no progress is under way and the server has been silent for its
+    /// quiet period.
+    pub fn settled(&self, now: Instant) -> bool {
+        self.settled_after(now, self.spec.wait.quiet)
+    }
+
+    /// True when no progress is under way, no publish is owed, no pull is in flight,
+    /// rust-analyzer is not indexing, and the server has been silent for `quiet`.
+    pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
+        self.progress.is_empty()
+            && self.diagnostics.owes_nothing()
+            && !self.indexing()
+            && self.pulls_in_flight.is_empty()
+            && now.duration_since(self.last_message) >= quiet
+    }
+
+    /// Its `window/logMessage`s, oldest first, with their level.
+    pub fn logs(&self) -> &VecDeque<(i32, String)> {
+        &self.logs
+    }
+
+    /// Its `window/showMessage`s (and message requests), oldest first.
+    pub fn shown(&self) -> &VecDeque<(i32, String)> {
+        &self.shown
+    }
+
+    /// When it died, if it did.
+    pub(super) fn died_at(&self) -> Option<Instant> {
+        self.died_at
+    }
+}
+
+/// Changing a server: for the pool only, which passes its clock.
+impl Server {
+    /// A server over `transport`, with `initialize` sent.
+    pub(super) fn start(spec: &ServerSpec, root: &Path, transport: Transport) -> Server {
+        let now = Instant::now();
+        let mut server = Server {
+            name: spec.name.clone(),
+            spec: spec.clone(),
+            root: root.to_path_buf(),
+            lifecycle: Lifecycle::Initializing,
+            transport,
+            next_id: 0,
+            pending: HashMap::new(),
+            held: Vec::new(),
+            pull: false,
+            static_pull: false,
+            registrations: HashMap::new(),
+            wants_save: true,
+            tsserver: None,
+            encoding: encoding::Encoding::Utf16,
+            docs: HashMap::new(),
+            diagnostics: Store::default(),
+            progress: HashMap::new(),
+            quiescent: None,
+            file_status: clangd::FileStatuses::default(),
+            pulls_in_flight: HashSet::new(),
+            refresh_seq: 0,
+            content_changed_at: 0,
+            publish_latency: Duration::ZERO,
+            logs: VecDeque::new(),
+            shown: VecDeque::new(),
+            started: now,
+            last_message: now,
+            ready_at: None,
+            died_at: None,
+        };
+        let id = server.request_id(Pending::Initialize);
+        let params = initialize::params(spec, root);
+        // Sent past the hold: it is what the hold waits for.
+        server
+            .transport
+            .send(protocol::request_untyped::<Initialize>(id, params));
+        server
+    }
+
+    /// What the transport delivered, at pool clock `clock`.
+    pub(super) fn handle(&mut self, event: super::transport::Incoming, clock: u64) {
+        use super::transport::Incoming;
+        self.last_message = Instant::now();
+        match event {
+            Incoming::Closed => {
+                let reason = if self.lifecycle == Lifecycle::Initializing {
+                    "exited during initialize"
+                } else {
+                    "exited"
+                };
+                self.die(reason.to_string());
+            }
+            Incoming::Garbage(text) => self.log(1, format!("lspgate: {text}")),
+            Incoming::Message(Message::Request(req)) => incoming::request(self, req, clock),
+            Incoming::Message(Message::Response(resp)) => incoming::response(self, resp),
+            Incoming::Message(Message::Notification(n)) => incoming::notification(self, n, clock),
+        }
+    }
+
+    /// Open `path` with `text`, or change it to `text`; returns the version the server
+    /// now has.
+    pub(super) fn open_or_change(&mut self, path: &Path, text: &str, clock: u64) -> i32 {
+        if self.spec.wait.workspace_analysis {
+            self.diagnostics.owe(path, clock);
+        }
+        let uri = uri::from_path(path);
+        if let Some(doc) = self.docs.get_mut(path) {
+            doc.version += 1;
+            doc.text = text.to_string();
+            doc.changed_at = clock;
+            doc.changed_instant = Instant::now();
+            let version = doc.version;
+            self.send(protocol::notification::<DidChangeTextDocument>(
+                DidChangeTextDocumentParams {
+                    text_document: VersionedTextDocumentIdentifier { uri, version },
+                    content_changes: vec![TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.to_string(),
+                    }],
+                },
+            ));
+            return version;
+        }
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let language_id = self.spec.language_id(ext).to_string();
+        self.docs.insert(
+            path.to_path_buf(),
+            Document {
+                version: 1,
+                text: text.to_string(),
+                changed_at: clock,
+                changed_instant: Instant::now(),
+            },
+        );
+        self.send(protocol::notification::<DidOpenTextDocument>(
+            DidOpenTextDocumentParams {
+                text_document: TextDocumentItem {
+                    uri,
+                    language_id,
+                    version: 1,
+                    text: text.to_string(),
+                },
+            },
+        ));
+        1
+    }
+
+    /// Tell the server `path` was written to disk, if it has it open and cares.
+    pub(super) fn save(&mut self, path: &Path) {
+        let Some(text) = self.docs.get(path).map(|d| d.text.clone()) else {
+            return;
+        };
+        if self.wants_save {
+            self.send(protocol::notification::<DidSaveTextDocument>(
+                DidSaveTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: uri::from_path(path),
+                    },
+                    text: Some(text),
+                },
+            ));
+        }
+    }
+
+    pub(super) fn close(&mut self, path: &Path) {
+        if self.docs.remove(path).is_some() {
+            self.send(protocol::notification::<DidCloseTextDocument>(
+                DidCloseTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: uri::from_path(path),
+                    },
+                },
+            ));
+        }
+        // A server analysing its whole workspace goes on reporting a closed file
+        // (and publishes an empty list for a deleted one): what it said stands.
+        if !self.spec.wait.workspace_analysis {
+            self.diagnostics.remove(path);
+        }
+        self.file_status.forget(path);
+    }
+
+    /// `workspace/didChangeWatchedFiles` for `changes`, told at pool clock `clock`.
+    pub(super) fn watched(&mut self, changes: &[(PathBuf, FileChangeType)], clock: u64) {
+        if self.spec.wait.workspace_analysis {
+            for (path, _) in changes {
+                if self.diagnostics.tracks(path, self.docs.contains_key(path)) {
+                    self.diagnostics.owe(path, clock);
+                }
+            }
+        }
+        let changes = changes
+            .iter()
+            .map(|(path, typ)| FileEvent {
+                uri: uri::from_path(path),
+                typ: *typ,
+            })
+            .collect();
+        self.send(protocol::notification::<DidChangeWatchedFiles>(
+            DidChangeWatchedFilesParams { changes },
+        ));
+    }
+
+    /// Ask for `path`'s diagnostics at pool clock `sent_seq`, unless a pull of it is
+    /// under way.
+    pub(super) fn pull(&mut self, path: &Path, sent_seq: u64) {
+        if self.is_dead() || self.pulls_in_flight.contains(path) {
+            return;
+        }
+        self.pulls_in_flight.insert(path.to_path_buf());
+        if let Some(route) = &mut self.tsserver {
+            for (slot, params) in route.start(path, sent_seq) {
+                let id = self.request_id(Pending::TsserverPull {
+                    path: path.to_path_buf(),
+                    sent_seq,
+                    slot,
+                });
+                self.send(protocol::request::<ExecuteCommand>(id, params));
+            }
+            return;
+        }
+        let id = self.request_id(Pending::Pull {
+            path: path.to_path_buf(),
+            sent_seq,
+        });
+        let params = DocumentDiagnosticParams {
+            text_document: TextDocumentIdentifier {
+                uri: uri::from_path(path),
+            },
+            identifier: None,
+            previous_result_id: None,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        self.send(protocol::request::<DocumentDiagnosticRequest>(id, params));
+    }
+
+    /// Something the server sees changed outside a run's own edit, at `clock`.
+    pub(super) fn mark_changed(&mut self, clock: u64) {
+        self.content_changed_at = clock;
+    }
+
+    /// A change-to-publish time seen: the slowest lately, halving each time a faster
+    /// one is seen so one slow moment does not slow every later wait.
+    pub(super) fn observe_latency(&mut self, took: Duration) {
+        self.publish_latency = took.max(self.publish_latency / 2);
+    }
+
+    /// Drop what [`cache::trim`] says of the diagnostics of unopened files.
+    pub(super) fn trim_diagnostics(&mut self, cap: usize) -> usize {
+        // Its diagnostics are the live before view of every file, and the files it
+        // published are the ones it tracks: all are kept (a few hundred bytes a file).
+        if self.spec.wait.workspace_analysis {
+            return 0;
+        }
+        let docs = &self.docs;
+        cache::trim(&mut self.diagnostics, |p| docs.contains_key(p), cap)
+    }
+
+    pub(super) fn unopened_diagnostics(&self) -> usize {
+        cache::unopened(&self.diagnostics, |p| self.docs.contains_key(p))
+    }
+
+    /// Give up on the server (it never answered `initialize`): kill it, say why.
+    pub(super) fn kill(&mut self, reason: String) {
+        self.transport.finish(Instant::now());
+        self.lifecycle = Lifecycle::Dead(reason);
+        self.forget_work();
+    }
+
+    /// Send `shutdown` if it is ready for one.
+    pub(super) fn request_shutdown(&mut self) {
+        if self.lifecycle == Lifecycle::Ready {
+            let id = self.request_id(Pending::Shutdown);
+            self.transport.send(protocol::request::<Shutdown>(id, ()));
+        }
+    }
+
+    /// Whether a `shutdown` sent awaits its answer.
+    pub(super) fn awaits_shutdown(&self) -> bool {
+        !self.is_dead()
+            && self
+                .pending
+                .values()
+                .any(|p| matches!(p, Pending::Shutdown))
+    }
+
+    /// Send `exit` (the end of the shutdown handshake, or a last word to a server
+    /// that never answered `shutdown`).
+    pub(super) fn send_exit(&mut self) {
+        self.transport.send(protocol::notification::<Exit>(()));
+    }
+
+    /// Wait for the process to end until `deadline`, then kill it; a server still
+    /// alive is dead now, for `reason`.
+    pub(super) fn finish(&mut self, deadline: Instant, reason: &str) {
+        self.transport.finish(deadline);
+        if !self.is_dead() {
+            self.lifecycle = Lifecycle::Dead(reason.into());
+        }
+    }
+
+    /// Retire a stopped server: it keeps its slot and rings, nothing else.
+    pub(super) fn retire(&mut self) {
+        let reason = self.dead_reason().unwrap_or("stopped").to_string();
+        self.lifecycle = Lifecycle::Retired(reason);
+        self.docs.clear();
+        self.diagnostics.clear();
+    }
+
+    /// Take over the log and show rings of the server this one replaces, and say why.
+    pub(super) fn inherit_rings(
+        &mut self,
+        logs: VecDeque<(i32, String)>,
+        shown: VecDeque<(i32, String)>,
+        why: String,
+    ) {
+        self.logs = logs;
+        self.shown = shown;
+        self.log(2, why);
+    }
+}
+
+/// The plumbing under both.
+impl Server {
+    /// A fresh request id, recorded as awaiting an answer for `pending`.
+    fn request_id(&mut self, pending: Pending) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.pending.insert(id.clone(), pending);
+        id
+    }
+
+    /// Send `msg`; a notification waits until `initialize` is answered, and nothing
+    /// is sent to a dead server. (Answers to the server's requests do not come here:
+    /// they go out even before `initialize` returns.)
+    fn send(&mut self, msg: Message) {
+        if self.lifecycle == Lifecycle::Initializing
+            && let Message::Notification(_) = msg
+        {
+            self.held.push(msg);
+            return;
+        }
+        if self.is_dead() {
+            return;
+        }
+        self.transport.send(msg);
+    }
+
+    fn update_pull(&mut self) {
+        self.pull = self.static_pull
+            || self
+                .registrations
+                .values()
+                .any(|m| m == <DocumentDiagnosticRequest as lsp_types::request::Request>::METHOD);
+    }
+
+    /// It died by itself (or failed `initialize`): say how, from its exit status and
+    /// its last words on stderr.
+    fn die(&mut self, reason: String) {
+        if self.is_dead() {
+            return;
+        }
+        let status = self.transport.try_exit_status();
+        let mut reason = match status {
+            Some(s) => format!("{reason} ({s})"),
+            None => reason,
+        };
+        if let Some(last) = self.transport.stderr_tail().last() {
+            reason.push_str(&format!("; last stderr: {last}"));
+        }
+        self.lifecycle = Lifecycle::Dead(reason);
+        self.forget_work();
+    }
+
+    /// Nothing under way will finish: forget it, so no wait waits for it.
+    fn forget_work(&mut self) {
+        self.died_at = Some(Instant::now());
+        self.pulls_in_flight.clear();
+        if let Some(route) = &mut self.tsserver {
+            route.clear();
+        }
+        self.pending.clear();
+        self.progress.clear();
+        self.diagnostics.forgive();
+    }
+
+    fn log(&mut self, level: i32, text: String) {
+        push_ring(&mut self.logs, LOG_RING, (level, bounded_text(&text)));
+    }
+
+    fn show(&mut self, level: i32, text: &str) {
+        push_ring(&mut self.shown, SHOW_RING, (level, bounded_text(text)));
+    }
+
+    /// `diagnostics` of `path` with UTF-16 positions, converted through the text the
+    /// server has (an open document's, else the file's on disk) when it counts
+    /// otherwise.
+    fn in_utf16(&self, path: &Path, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        if self.encoding == encoding::Encoding::Utf16 || diagnostics.is_empty() {
+            return diagnostics;
+        }
+        let text = match self.docs.get(path) {
+            Some(doc) => std::borrow::Cow::Borrowed(doc.text.as_str()),
+            None => match std::fs::read_to_string(path) {
+                Ok(text) => std::borrow::Cow::Owned(text),
+                // Nothing to measure against: the columns stay as the server sent them.
+                Err(_) => return diagnostics,
+            },
+        };
+        encoding::to_utf16(&mut diagnostics, &text, self.encoding);
+        diagnostics
+    }
+}
+
+/// `text`, cut to [`MESSAGE_TEXT_MAX`] bytes at a character boundary, with `…`.
+fn bounded_text(text: &str) -> String {
+    if text.len() <= MESSAGE_TEXT_MAX {
+        return text.to_string();
+    }
+    let mut cut = MESSAGE_TEXT_MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
+fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
+    if ring.len() == cap {
+        ring.pop_front();
+    }
+    ring.push_back(item);
+}
