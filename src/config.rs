@@ -26,7 +26,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::model::options::{ColorChoice, FailOn, Format, Options, ReportArgs, Severity};
-use crate::servers::{self, Coverage, Origin, Role, ServerSpec, WaitProfile};
+use crate::servers::typescript::{self, pin_tsserver};
+use crate::servers::{self, Allow, Coverage, Origin, Role, ServerSpec, WaitProfile, merge_json};
 
 /// The project's config file, at the top of the workspace.
 pub const PROJECT_FILE: &str = ".lspgate.toml";
@@ -392,7 +393,7 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         }
     }
     // After the pin: which TypeScript typescript-language-server would run counts.
-    crate::typescript::choose(
+    typescript::choose(
         &mut loaded.servers,
         &workspace,
         loaded.trusted,
@@ -436,11 +437,7 @@ pub fn check_commands(
             // (the project's own only in a trusted workspace).
             let typescript_7 = spec.name == servers::TSGO
                 && c.origin == Origin::BuiltIn
-                && crate::typescript::permitted(
-                    &spec.command,
-                    &canonical(workspace),
-                    loaded.trusted,
-                );
+                && typescript::permitted(&spec.command, &canonical(workspace), loaded.trusted);
             (command || typescript_7) && c.args == spec.args
         });
         if !matches {
@@ -542,83 +539,6 @@ fn load_from(
         fill_defaults(spec);
     }
     Ok(loaded)
-}
-
-/// typescript-language-server runs the tsserver it finds in the workspace
-/// (`node_modules/typescript`, `.yarn/sdks/typescript`, `.vscode/pnpify/typescript`)
-/// before its own: checking a change that adds one would run the change's JavaScript.
-/// Unless the workspace is trusted, its `tsserver.path` is set to the installed
-/// typescript's `lib/tsserver.js`, found as typescript-language-server itself finds
-/// its bundled one (see [`installed_tsserver`]). When none is found, its files are
-/// reported as not checked, and a note says why. A `tsserver.path` from the user's
-/// config is kept; the server not being installed is left to the run to report.
-fn pin_tsserver(
-    spec: &mut ServerSpec,
-    workspace: &Path,
-    notes: &mut Vec<String>,
-    which: &dyn Fn(&str) -> Option<PathBuf>,
-) {
-    if spec.name != "typescript-language-server" || spec.disabled {
-        return;
-    }
-    let options = spec
-        .initialization_options
-        .get_or_insert_with(|| Value::Object(Default::default()));
-    if options.pointer("/tsserver/path").is_some() {
-        return;
-    }
-    let Some(program) = which(&spec.command) else {
-        return;
-    };
-    match installed_tsserver(&program, workspace, which) {
-        Some(tsserver) => {
-            let pin = serde_json::json!({ "tsserver": { "path": tsserver.display().to_string() } });
-            merge_json(options, pin);
-        }
-        None => {
-            let why = format!(
-                "no installed TypeScript found next to {} (lib/tsserver.js), and the \
-                 workspace's own is not run for an untrusted project",
-                program.display()
-            );
-            notes.push(format!(
-                "{}: its files are not checked: {why} (install typescript beside it, \
-                 or trust the project)",
-                spec.name
-            ));
-            for ext in &spec.extensions {
-                spec.not_checked.push((ext.clone(), why.clone()));
-            }
-            spec.disabled = true;
-        }
-    }
-}
-
-/// The installed `typescript/lib/tsserver.js` typescript-language-server at `program`
-/// would fall back to: node's `require.resolve("typescript")` from its real location
-/// (`<dir>/node_modules/typescript` for each directory above it, as for the global
-/// npm root `/usr/lib/node_modules`), else the package of the `tsserver` on PATH.
-/// Never one inside the workspace.
-pub(crate) fn installed_tsserver(
-    program: &Path,
-    workspace: &Path,
-    which: &dyn Fn(&str) -> Option<PathBuf>,
-) -> Option<PathBuf> {
-    let outside = |p: PathBuf| {
-        let p = std::fs::canonicalize(&p).ok()?;
-        (p.is_file() && !p.starts_with(workspace)).then_some(p)
-    };
-    let real = std::fs::canonicalize(program).ok()?;
-    let beside = real
-        .ancestors()
-        .skip(1)
-        .filter(|dir| dir.file_name() != Some(OsStr::new("node_modules")))
-        .find_map(|dir| outside(dir.join("node_modules/typescript/lib/tsserver.js")));
-    beside.or_else(|| {
-        // `typescript/bin/tsserver` → `typescript/lib/tsserver.js`.
-        let bin = std::fs::canonicalize(which("tsserver")?).ok()?;
-        outside(bin.parent()?.parent()?.join("lib/tsserver.js"))
-    })
 }
 
 /// One config file being applied to the table.
@@ -785,7 +705,7 @@ impl Layer<'_> {
         if let Some(markers) = &server.root_markers {
             spec.root_markers = markers.clone();
         }
-        let allowed = untrusted_allow_list(name);
+        let allowed = servers::untrusted_allow_list(name);
         let mut withheld = Vec::new();
         if let Some(settings) = &server.settings {
             let mut settings = table_to_json(settings);
@@ -954,23 +874,6 @@ pub fn not_found(command: &str) -> String {
     }
 }
 
-/// Deep merge, table over table; anything else in `over` replaces.
-fn merge_json(base: &mut Value, over: Value) {
-    match (base, over) {
-        (Value::Object(base), Value::Object(over)) => {
-            for (key, value) in over {
-                match base.get_mut(&key) {
-                    Some(current) => merge_json(current, value),
-                    None => {
-                        base.insert(key, value);
-                    }
-                }
-            }
-        }
-        (base, over) => *base = over,
-    }
-}
-
 fn table_to_json(table: &toml::Table) -> Value {
     Value::Object(
         table
@@ -998,208 +901,6 @@ fn toml_to_json(v: &toml::Value) -> Value {
 
 // ----------------------------------------------------------------------------------
 // Options
-
-/// How an untrusted project's setting on an allow-list is taken.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Allow {
-    /// As given: the setting cannot name a program, a path, an environment, arguments
-    /// or a plugin, whatever its value.
-    Value,
-    /// Every key under it, as given (severity overrides, formatting preferences...).
-    Tree,
-    /// A path, or a list of them, each relative to the workspace and staying inside it
-    /// (no `..`, not absolute, no `~`); anything else is withheld.
-    InsidePaths,
-}
-
-/// The settings and initialization options an untrusted project may give a server,
-/// by dotted key (`python.analysis.typeCheckingMode`).
-struct AllowList {
-    settings: &'static [(&'static str, Allow)],
-    initialization_options: &'static [(&'static str, Allow)],
-}
-
-/// pyright's and basedpyright's `workspace/configuration` sections (each reads its
-/// own `*.analysis`; both read `python.analysis`). Not `python.pythonPath` and
-/// `venvPath`/`venv` (an interpreter pyright runs to find its search paths).
-const PYRIGHT_SETTINGS: &[(&str, Allow)] = &[
-    ("python.analysis.typeCheckingMode", Allow::Value),
-    ("python.analysis.diagnosticMode", Allow::Value),
-    ("python.analysis.autoSearchPaths", Allow::Value),
-    ("python.analysis.useLibraryCodeForTypes", Allow::Value),
-    ("python.analysis.diagnosticSeverityOverrides", Allow::Tree),
-    ("python.analysis.autoImportCompletions", Allow::Value),
-    ("python.analysis.logLevel", Allow::Value),
-    ("python.analysis.extraPaths", Allow::InsidePaths),
-    ("python.analysis.stubPath", Allow::InsidePaths),
-    ("python.analysis.include", Allow::InsidePaths),
-    ("python.analysis.exclude", Allow::InsidePaths),
-    ("python.analysis.ignore", Allow::InsidePaths),
-    ("pyright.disableLanguageServices", Allow::Value),
-    ("pyright.disableOrganizeImports", Allow::Value),
-    ("pyright.disableTaggedHints", Allow::Value),
-    ("basedpyright.analysis.typeCheckingMode", Allow::Value),
-    ("basedpyright.analysis.diagnosticMode", Allow::Value),
-    ("basedpyright.analysis.autoSearchPaths", Allow::Value),
-    ("basedpyright.analysis.useLibraryCodeForTypes", Allow::Value),
-    (
-        "basedpyright.analysis.diagnosticSeverityOverrides",
-        Allow::Tree,
-    ),
-    ("basedpyright.analysis.autoImportCompletions", Allow::Value),
-    ("basedpyright.analysis.logLevel", Allow::Value),
-    ("basedpyright.analysis.extraPaths", Allow::InsidePaths),
-    ("basedpyright.analysis.stubPath", Allow::InsidePaths),
-    ("basedpyright.analysis.include", Allow::InsidePaths),
-    ("basedpyright.analysis.exclude", Allow::InsidePaths),
-    ("basedpyright.analysis.ignore", Allow::InsidePaths),
-    ("basedpyright.disableLanguageServices", Allow::Value),
-    ("basedpyright.disableOrganizeImports", Allow::Value),
-    ("basedpyright.disableTaggedHints", Allow::Value),
-];
-
-/// typescript-language-server. Not `tsserver.*` (which tsserver runs, its log files),
-/// `npmLocation` (run through a shell by tsserver's typings installer),
-/// `disableAutomaticTypingAcquisition` (the installer fetches and writes outside the
-/// workspace), `plugins`, `maxTsServerMemory` (an argument of node).
-const TYPESCRIPT_SETTINGS: &[(&str, Allow)] = &[
-    ("typescript.format", Allow::Tree),
-    ("javascript.format", Allow::Tree),
-    ("typescript.inlayHints", Allow::Tree),
-    ("javascript.inlayHints", Allow::Tree),
-    ("typescript.preferences", Allow::Tree),
-    ("javascript.preferences", Allow::Tree),
-    ("implicitProjectConfiguration", Allow::Tree),
-    ("diagnostics.ignoredCodes", Allow::Value),
-    ("completions.completeFunctionCalls", Allow::Value),
-];
-const TYPESCRIPT_INIT: &[(&str, Allow)] = &[
-    ("preferences", Allow::Tree),
-    ("locale", Allow::Value),
-    ("completionDisableFilterText", Allow::Value),
-];
-
-/// gopls, under `gopls` in settings and at the top of its initialization options.
-/// Not `buildFlags` (`-toolexec`), `env`, `allowImplicitNetworkAccess`,
-/// `allowModfileModifications`, `vulncheck`, `expandWorkspaceToModule`.
-macro_rules! gopls_keys {
-    ($prefix:literal) => {
-        &[
-            (concat!($prefix, "analyses"), Allow::Tree),
-            (concat!($prefix, "staticcheck"), Allow::Value),
-            (concat!($prefix, "codelenses"), Allow::Tree),
-            (concat!($prefix, "hints"), Allow::Tree),
-            (concat!($prefix, "annotations"), Allow::Tree),
-            (concat!($prefix, "semanticTokens"), Allow::Value),
-            (concat!($prefix, "usePlaceholders"), Allow::Value),
-            (concat!($prefix, "completeUnimported"), Allow::Value),
-            (concat!($prefix, "deepCompletion"), Allow::Value),
-            (concat!($prefix, "matcher"), Allow::Value),
-            (concat!($prefix, "diagnosticsDelay"), Allow::Value),
-            (concat!($prefix, "diagnosticsTrigger"), Allow::Value),
-            (concat!($prefix, "analysisProgressReporting"), Allow::Value),
-            (concat!($prefix, "gofumpt"), Allow::Value),
-            (concat!($prefix, "local"), Allow::Value),
-            (concat!($prefix, "directoryFilters"), Allow::Value),
-            (concat!($prefix, "standaloneTags"), Allow::Value),
-            (concat!($prefix, "templateExtensions"), Allow::Value),
-            (concat!($prefix, "linksInHover"), Allow::Value),
-            (concat!($prefix, "importShortcut"), Allow::Value),
-            (concat!($prefix, "symbolMatcher"), Allow::Value),
-            (concat!($prefix, "symbolStyle"), Allow::Value),
-            (concat!($prefix, "symbolScope"), Allow::Value),
-        ]
-    };
-}
-const GOPLS_SETTINGS: &[(&str, Allow)] = gopls_keys!("gopls.");
-const GOPLS_INIT: &[(&str, Allow)] = gopls_keys!("");
-
-/// clangd reads only initialization options. Not `fallbackFlags` (compiler flags, a
-/// `-fplugin` among them) nor `compilationDatabaseChanges` (flags per file).
-const CLANGD_INIT: &[(&str, Allow)] = &[
-    ("clangdFileStatus", Allow::Value),
-    ("compilationDatabasePath", Allow::InsidePaths),
-];
-
-/// rust-analyzer, under `rust-analyzer` in settings and at the top of its
-/// initialization options. Not `*.overrideCommand`, `*.extraArgs`, `*.extraEnv`,
-/// `check.command`, `cargo.targetDir`, `cargo.sysroot*`, `cargo.target`/`check.targets`
-/// (a target may be a path to a JSON spec), `procMacro.server`, `server.*`,
-/// `linkedProjects` (a project JSON can name proc-macro libraries), `workspace.discoverConfig`.
-macro_rules! rust_analyzer_keys {
-    ($prefix:literal) => {
-        &[
-            (concat!($prefix, "checkOnSave"), Allow::Value),
-            (concat!($prefix, "check.allTargets"), Allow::Value),
-            (concat!($prefix, "check.features"), Allow::Value),
-            (concat!($prefix, "check.noDefaultFeatures"), Allow::Value),
-            (concat!($prefix, "check.workspace"), Allow::Value),
-            (concat!($prefix, "cargo.features"), Allow::Value),
-            (concat!($prefix, "cargo.noDefaultFeatures"), Allow::Value),
-            (concat!($prefix, "cargo.allTargets"), Allow::Value),
-            (concat!($prefix, "cargo.cfgs"), Allow::Tree),
-            (concat!($prefix, "cargo.buildScripts.enable"), Allow::Value),
-            (concat!($prefix, "procMacro.enable"), Allow::Value),
-            (
-                concat!($prefix, "procMacro.attributes.enable"),
-                Allow::Value,
-            ),
-            (concat!($prefix, "procMacro.ignored"), Allow::Tree),
-            (concat!($prefix, "diagnostics.enable"), Allow::Value),
-            (concat!($prefix, "diagnostics.disabled"), Allow::Value),
-            (
-                concat!($prefix, "diagnostics.experimental.enable"),
-                Allow::Value,
-            ),
-            (
-                concat!($prefix, "diagnostics.styleLints.enable"),
-                Allow::Value,
-            ),
-            (concat!($prefix, "diagnostics.warningsAsHint"), Allow::Value),
-            (concat!($prefix, "diagnostics.warningsAsInfo"), Allow::Value),
-            (concat!($prefix, "cachePriming.enable"), Allow::Value),
-            (concat!($prefix, "cachePriming.numThreads"), Allow::Value),
-            (concat!($prefix, "numThreads"), Allow::Value),
-            (concat!($prefix, "files.exclude"), Allow::InsidePaths),
-            (concat!($prefix, "files.watcher"), Allow::Value),
-        ]
-    };
-}
-const RUST_ANALYZER_SETTINGS: &[(&str, Allow)] = rust_analyzer_keys!("rust-analyzer.");
-const RUST_ANALYZER_INIT: &[(&str, Allow)] = rust_analyzer_keys!("");
-
-/// What an untrusted project may set for server `name`: by allow-list, per built-in
-/// server, since a deny-list of key names always misses one (`npmLocation`,
-/// `check.extraArgs`); nothing for a server a config adds, whose settings lspgate
-/// cannot know.
-fn untrusted_allow_list(name: &str) -> AllowList {
-    match name {
-        "pyright" | "basedpyright" => AllowList {
-            settings: PYRIGHT_SETTINGS,
-            initialization_options: &[],
-        },
-        "typescript-language-server" => AllowList {
-            settings: TYPESCRIPT_SETTINGS,
-            initialization_options: TYPESCRIPT_INIT,
-        },
-        "gopls" => AllowList {
-            settings: GOPLS_SETTINGS,
-            initialization_options: GOPLS_INIT,
-        },
-        "clangd" => AllowList {
-            settings: &[],
-            initialization_options: CLANGD_INIT,
-        },
-        "rust-analyzer" => AllowList {
-            settings: RUST_ANALYZER_SETTINGS,
-            initialization_options: RUST_ANALYZER_INIT,
-        },
-        _ => AllowList {
-            settings: &[],
-            initialization_options: &[],
-        },
-    }
-}
 
 /// Remove (and list, as `shown.key`) every key of `value` not on `allowed`. `at` is
 /// the dotted key of `value` itself ("" at the top). A key holding dots (TOML's
@@ -1970,76 +1671,6 @@ anything = 1
             .user("[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n")
             .loaded();
         assert_eq!(stopped_check(&loaded.servers, py), None);
-    }
-
-    /// Issue 10, case 2: the tsserver pinned for an untrusted workspace is the one
-    /// installed beside typescript-language-server (as node resolves it from there),
-    /// never the workspace's; with none, its files are not checked.
-    #[cfg(unix)]
-    #[test]
-    fn tsserver_is_pinned_beside_the_installed_server() {
-        use std::os::unix::fs::{PermissionsExt, symlink};
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().canonicalize().expect("canonical");
-        let npm = root.join("usr/lib/node_modules");
-        let cli = npm.join("typescript-language-server/lib/cli.mjs");
-        std::fs::create_dir_all(cli.parent().expect("dir")).expect("mkdir");
-        std::fs::write(&cli, "#!/usr/bin/env node\n").expect("write");
-        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        std::fs::create_dir_all(root.join("usr/bin")).expect("mkdir");
-        let bin = root.join("usr/bin/typescript-language-server");
-        symlink(&cli, &bin).expect("symlink");
-        let workspace = root.join("ws");
-        std::fs::create_dir_all(workspace.join("node_modules/typescript/lib")).expect("mkdir");
-        std::fs::write(
-            workspace.join("node_modules/typescript/lib/tsserver.js"),
-            "evil()",
-        )
-        .expect("write");
-
-        let mut spec = servers::builtin()
-            .into_iter()
-            .find(|s| s.name == "typescript-language-server")
-            .expect("built in");
-        spec.command = bin.display().to_string();
-        let mut notes = Vec::new();
-        let mut missing = spec.clone();
-        // Only the fixture's PATH: the machine's own typescript must not count.
-        let path_var = root.join("usr/bin").into_os_string();
-        let which = |c: &str| which_in(c, &path_var);
-        pin_tsserver(&mut missing, &workspace, &mut notes, &which);
-        assert!(
-            missing.disabled && missing.not_checked.len() == 8,
-            "{missing:?}"
-        );
-        assert!(
-            notes[0].contains("no installed TypeScript found next to"),
-            "{notes:?}"
-        );
-
-        let tsserver = npm.join("typescript/lib/tsserver.js");
-        std::fs::create_dir_all(tsserver.parent().expect("dir")).expect("mkdir");
-        std::fs::write(&tsserver, "// typescript").expect("write");
-        let mut notes = Vec::new();
-        pin_tsserver(&mut spec, &workspace, &mut notes, &which);
-        assert!(notes.is_empty() && !spec.disabled, "{notes:?}");
-        assert_eq!(
-            spec.initialization_options,
-            Some(json!({
-                "preferences": {},
-                "disableAutomaticTypingAcquisition": true,
-                "tsserver": { "path": tsserver.display().to_string() },
-            }))
-        );
-        // A server installed inside the workspace does not make the workspace's
-        // TypeScript "installed".
-        let inner = workspace.join("node_modules/.bin/typescript-language-server");
-        std::fs::create_dir_all(inner.parent().expect("dir")).expect("mkdir");
-        std::fs::write(&inner, "").expect("write");
-        assert_ne!(
-            installed_tsserver(&inner, &workspace, &which),
-            Some(workspace.join("node_modules/typescript/lib/tsserver.js"))
-        );
     }
 
     #[test]

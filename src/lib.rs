@@ -27,7 +27,6 @@ pub mod paths;
 pub mod report;
 pub mod servers;
 pub mod staged;
-pub mod typescript;
 pub mod wait;
 pub mod workspace;
 
