@@ -32,8 +32,6 @@ use crate::servers::{self, Allow, Coverage, Origin, Role, ServerSpec, WaitProfil
 /// The project's config file, at the top of the workspace.
 pub const PROJECT_FILE: &str = ".lspgate.toml";
 
-/// Overrides the user config path (tests, or a config kept elsewhere).
-const CONFIG_ENV: &str = "LSPGATE_CONFIG";
 const TRUST_ENV: &str = "LSPGATE_TRUST_PROJECT";
 
 // ----------------------------------------------------------------------------------
@@ -302,21 +300,7 @@ fn read_file(path: &Path) -> Result<Option<RawFile>, ConfigError> {
 }
 
 fn home_dir() -> Option<PathBuf> {
-    directories::BaseDirs::new().map(|b| b.home_dir().to_owned())
-}
-
-/// `$LSPGATE_CONFIG`, else `$XDG_CONFIG_HOME/lspgate/config.toml`, else
-/// `~/.config/lspgate/config.toml` (on every platform: one path to document).
-pub fn user_config_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    // The XDG spec says a relative value is invalid and must be ignored.
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| home_dir().map(|h| h.join(".config")))?;
-    Some(base.join("lspgate").join("config.toml"))
+    crate::paths::dirs().home.clone()
 }
 
 /// `~/x` → `$HOME/x`, for paths the user writes in their own config.
@@ -381,7 +365,7 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
     let trust_env = env_bool(TRUST_ENV, std::env::var(TRUST_ENV).ok())?.unwrap_or(false);
     let mut loaded = load_from(
         workspace,
-        user_config_path().as_deref(),
+        crate::paths::dirs().config_file.as_deref(),
         trust_flag,
         trust_env,
     )?;
@@ -421,8 +405,13 @@ pub fn check_commands(
     trust_flag: bool,
     requested: &[ServerSpec],
 ) -> Result<(), String> {
-    let loaded = load_from(workspace, user_config_path().as_deref(), trust_flag, false)
-        .map_err(|e| e.to_string())?;
+    let loaded = load_from(
+        workspace,
+        crate::paths::dirs().config_file.as_deref(),
+        trust_flag,
+        false,
+    )
+    .map_err(|e| e.to_string())?;
     for spec in requested.iter().filter(|s| !s.disabled) {
         let configured = loaded
             .servers
