@@ -11,7 +11,8 @@
 //!
 //! It must stay fast and must never hang: only the named commands are looked up (no
 //! scan of `PATH`), version probes run in parallel under one short deadline, and a
-//! probe that does not finish in time is killed.
+//! probe that does not finish in time is killed. What to run for a version, or where
+//! to read it without running anything, is `servers::version`'s.
 
 use std::ffi::OsStr;
 use std::fs::File;

@@ -25,17 +25,14 @@ pub fn version_args(path: &Path) -> &'static [&'static str] {
 }
 
 /// The version of the program at `path` read from its package, without running it:
-/// the only way for pyright-langserver and basedpyright-langserver, which have no
-/// `--version`.
+/// the only way for the servers with no `--version` (see `pyright`).
 pub fn from_package(path: &Path) -> Option<String> {
     npm_package_version(path).or_else(|| pip_package_version(path))
 }
 
 /// The version of an npm-installed server, read from its package's `package.json`
 /// without running it. Servers written for node are scripts inside their package
-/// (`/usr/bin/pyright-langserver` → `.../node_modules/pyright/langserver.index.js`),
-/// and pyright-langserver has no `--version`: it starts node for a second only to
-/// complain that no `--stdio` was given.
+/// (`/usr/bin/pyright-langserver` → `.../node_modules/pyright/langserver.index.js`).
 fn npm_package_version(path: &Path) -> Option<String> {
     let script = path.canonicalize().ok()?;
     // A `.js` file, or an extensionless `#!/usr/bin/env node` one (`bin/tsgo`,
@@ -76,7 +73,7 @@ fn npm_package_version(path: &Path) -> Option<String> {
 /// The version of a server installed from PyPI whose entry point is a Python script
 /// (`#!/venv/bin/python3`, `from basedpyright.langserver import main`), read from
 /// its distribution's `PKG-VERSION.dist-info` beside the package, without running
-/// it: basedpyright-langserver has no `--version`.
+/// it.
 fn pip_package_version(path: &Path) -> Option<String> {
     let mut head = String::new();
     File::open(path)

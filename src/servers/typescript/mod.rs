@@ -2,7 +2,7 @@
 //! `tsserver.js`), TypeScript 7's own server (`tsc --lsp --stdio` from
 //! `typescript@7`, `tsgo --lsp --stdio` from `@typescript/native-preview`) and
 //! ESLint, which runs beside either. This file holds their entries, their waits and
-//! what an untrusted project may set for them; [`choose`] decides which TypeScript
+//! what an untrusted project may set for them; [`choice`] decides which TypeScript
 //! server checks a workspace, and pins typescript-language-server's tsserver in an
 //! untrusted one; [`project`] lists the files a TypeScript 7 project is asked about.
 //!
@@ -21,7 +21,7 @@
 //!   `npmLocation`), fetches packages and writes `~/.cache/typescript`: not for a
 //!   check, so it is off.
 
-pub mod choose;
+pub mod choice;
 pub mod project;
 
 use std::time::Duration;
@@ -32,7 +32,7 @@ use super::{
     Allow, AllowList, Coverage, Dependents, Role, ServerSpec, WaitProfile, entry, languages, strs,
 };
 
-pub use choose::{choose, installed_tsserver, permitted, pin_tsserver};
+pub use choice::{choose, installed_tsserver, permitted, pin_tsserver};
 pub use project::{MAX_PROJECT_FILES, project_files};
 
 /// typescript-language-server's entry name.
