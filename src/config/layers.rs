@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::servers::typescript::{self, pin_tsserver};
 use crate::servers::{self, Allow, Coverage, Origin, ServerSpec, WaitProfile, merge_json};
 
 use super::PROJECT_FILE;
@@ -51,16 +50,9 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         trust_env,
     )?;
     // Here rather than in `load_from`: it looks at what is installed.
-    let workspace = canonical(workspace);
-    if !loaded.trusted {
-        for spec in &mut loaded.servers {
-            pin_tsserver(spec, &workspace, &mut loaded.notes, &which);
-        }
-    }
-    // After the pin: which TypeScript typescript-language-server would run counts.
-    typescript::choose(
+    servers::fit_to_workspace(
         &mut loaded.servers,
-        &workspace,
+        &canonical(workspace),
         loaded.trusted,
         &mut loaded.notes,
         &which,
@@ -105,12 +97,9 @@ pub fn check_commands(
                 || (!is_path(&c.command)
                     && Path::new(&spec.command).is_absolute()
                     && Path::new(&spec.command).file_name() == Some(OsStr::new(&c.command)));
-            // The TypeScript 7 program `typescript::choose` picked for the client
-            // (the project's own only in a trusted workspace).
-            let typescript_7 = spec.name == servers::TSGO
-                && c.origin == Origin::BuiltIn
-                && typescript::permitted(&spec.command, &canonical(workspace), loaded.trusted);
-            (command || typescript_7) && c.args == spec.args
+            let chosen =
+                servers::chosen_for_workspace(spec, c, &canonical(workspace), loaded.trusted);
+            (command || chosen) && c.args == spec.args
         });
         if !matches {
             return Err(match configured {

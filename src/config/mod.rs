@@ -1,14 +1,14 @@
 //! Configuration: the user's config file and the project's `.lspgate.toml`, layered
 //! over the built-in server table (built-in < user < project), and the options of a
 //! run (flag > env > file > default). One job per file:
-//! - [`files`]: reading and validating a file (TOML, kebab-case keys, unknown keys
+//! - `files`: reading and validating a file (TOML, kebab-case keys, unknown keys
 //!   are errors that name the key and the file), durations;
-//! - [`layers`]: layering the files over the table, and the trust rule (which keys an
+//! - `layers`: layering the files over the table, and the trust rule (which keys an
 //!   untrusted project may set; the allow-lists themselves are each server family's,
 //!   in `servers`);
-//! - [`options`]: resolving `ReportArgs` into `Options`;
-//! - [`select`]: choosing the servers for a file;
-//! - [`which`]: looking a command up on `PATH`.
+//! - `options`: resolving `ReportArgs` into `Options`;
+//! - `select`: choosing the servers for a file;
+//! - `which`: looking a command up on `PATH`.
 //!
 //! Where the user's config file is comes from `paths::dirs`. Nothing here starts a
 //! server or prints: ignored keys come back as `notes` for the caller to show.

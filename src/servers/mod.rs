@@ -3,12 +3,12 @@
 //! assembled from one file per server family. Each family's file holds its entries,
 //! its wait profiles, what an untrusted project may set for it, anything special
 //! about learning its version, and the one copy of each fact measured about it:
-//! - [`pyright`]: pyright and basedpyright, and their project-wide mode;
+//! - `pyright`: pyright and basedpyright, and their project-wide mode;
 //! - [`typescript`]: typescript-language-server, TypeScript 7's server (tsgo,
 //!   `tsc --lsp`) and ESLint, which of the two TypeScript servers checks a
 //!   workspace, and the tsserver pinned for an untrusted one;
-//! - [`python_tools`]: ty, pyrefly and ruff;
-//! - [`gopls`], [`clangd`], [`rust_analyzer`].
+//! - `python_tools`: ty, pyrefly and ruff;
+//! - `gopls`, `clangd`, `rust_analyzer`.
 //!
 //! [`languages`] lists the file extensions and language ids of each language, for
 //! the entries and for the dependents scan; [`version`] learns an installed
@@ -32,6 +32,7 @@ pub mod version;
 pub use pyright::{reconcile_project_wide, set_project_wide};
 pub use typescript::TSGO;
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -253,6 +254,41 @@ pub fn builtin() -> Vec<ServerSpec> {
         python_tools::ruff(),
         typescript::eslint(),
     ]
+}
+
+/// The table as it applies in `workspace`, once the families have looked at what is
+/// installed and whether the workspace is trusted: typescript-language-server's
+/// tsserver pinned in an untrusted workspace, then (since which TypeScript it would
+/// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
+/// programs are looked up with `which`.
+pub fn fit_to_workspace(
+    servers: &mut [ServerSpec],
+    workspace: &Path,
+    trusted: bool,
+    notes: &mut Vec<String>,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) {
+    if !trusted {
+        for spec in servers.iter_mut() {
+            typescript::pin_tsserver(spec, workspace, notes, which);
+        }
+    }
+    typescript::choose(servers, workspace, trusted, notes, which);
+}
+
+/// Whether `requested`, a built-in server whose command differs from the
+/// `configured` one, runs a program [`fit_to_workspace`] may have chosen for
+/// `workspace`: the TypeScript 7 program (the project's own only when trusted). The
+/// daemon's check of what a client asks it to run.
+pub fn chosen_for_workspace(
+    requested: &ServerSpec,
+    configured: &ServerSpec,
+    workspace: &Path,
+    trusted: bool,
+) -> bool {
+    requested.name == TSGO
+        && configured.origin == Origin::BuiltIn
+        && typescript::permitted(&requested.command, workspace, trusted)
 }
 
 /// The part every built-in entry shares: `command args` for the files of

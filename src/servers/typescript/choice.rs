@@ -145,7 +145,7 @@ fn installed_ts7(workspace: &Path, which: &dyn Fn(&str) -> Option<PathBuf>) -> O
 
 /// Whether `command` is a TypeScript 7 program a run in `workspace` may start: one
 /// installed outside it, or (trusted) the project's own. The daemon's check of a
-/// client's tsgo command ([`crate::config::check_commands`]).
+/// client's tsgo command ([`super::super::chosen_for_workspace`]).
 pub fn permitted(command: &str, workspace: &Path, trusted: bool) -> bool {
     let Ok(real) = std::fs::canonicalize(command) else {
         return false;
