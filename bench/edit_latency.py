@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 
 # (name, command, fixture, file, languageId, old, new, settings, initializationOptions)
-# The commands and options are lspgate's built-in ones (src/servers.rs), so both
+# The commands and options are lspgate's built-in ones (src/servers/), so both
 # sides start the same server the same way.
 SERVERS = [
     ("pyright", ["pyright-langserver", "--stdio"], "python", "a.py", "python",

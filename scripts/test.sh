@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything CI runs, in order: install the language servers and the MCP client the
-# `lspgate mcp` tests drive (the official Python SDK, in a venv), check formatting and
-# lints, run the whole test suite (fake-server and real-server tests), then the
-# edit-latency, daemon-latency and TypeScript 7 benches in smoke mode (they check the tables are
-# produced, not the numbers).
+# `lspgate mcp` tests drive (the official Python SDK, in a venv), check formatting,
+# the module structure (scripts/check-structure.py: no cycle, no over-long function)
+# and lints, run the whole test suite (fake-server and real-server tests), then the
+# edit-latency, daemon-latency, TypeScript 7 and real-project corpus benches in smoke
+# mode (they check the tables are produced, not the numbers).
 # With CI=true (as .ci/run sets it) a missing language server (or MCP client) fails
 # its tests instead of being noted and passed over.
 #
@@ -36,6 +37,7 @@ bench_smoke() {
 }
 
 step cargo fmt --check
+step python3 scripts/check-structure.py
 step cargo clippy --all-targets -- -D warnings
 step cargo test --all-targets --no-fail-fast
 step bench_smoke

@@ -11,7 +11,8 @@
 //!
 //! It must stay fast and must never hang: only the named commands are looked up (no
 //! scan of `PATH`), version probes run in parallel under one short deadline, and a
-//! probe that does not finish in time is killed.
+//! probe that does not finish in time is killed. What to run for a version, or where
+//! to read it without running anything, is `servers::version`'s.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -21,7 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{self, ConfigError};
-use crate::servers::{Origin, Role, ServerSpec};
+use crate::servers::{Origin, Role, ServerSpec, version};
 use crate::workspace;
 
 /// How long a `--version` probe may run before it is killed and its server shown as
@@ -33,9 +34,6 @@ const POLL: Duration = Duration::from_millis(10);
 
 /// Bytes of a probe's output read for its first line; a version is one short line.
 const PROBE_OUTPUT_LIMIT: u64 = 4096;
-
-/// Longest version string kept; anything longer is not a version line.
-const MAX_VERSION_CHARS: usize = 120;
 
 /// What `lspgate servers [FILE]` reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -342,13 +340,13 @@ fn probe_versions(paths: &[Option<PathBuf>], timeout: Duration) -> Vec<Option<St
         if paths[..index].contains(&Some(path.clone())) {
             continue;
         }
-        match npm_package_version(path).or_else(|| pip_package_version(path)) {
+        match version::from_package(path) {
             Some(version) => versions[index] = Some(version),
             None => probes.extend(spawn_probe(index, path)),
         }
     }
     for (index, output) in wait_all(probes, timeout) {
-        versions[index] = output.as_deref().and_then(version_line);
+        versions[index] = output.as_deref().and_then(version::version_line);
     }
     for (index, path) in paths.iter().enumerate() {
         if let Some(first) = paths[..index].iter().position(|p| p.is_some() && p == path) {
@@ -414,7 +412,7 @@ fn spawn_probe(index: usize, path: &Path) -> Option<Probe> {
     // Some programs print their version on stderr; both go to the same file.
     let stderr = output.try_clone().ok()?;
     let child = Command::new(path)
-        .args(version_args(path))
+        .args(version::version_args(path))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
@@ -425,105 +423,6 @@ fn spawn_probe(index: usize, path: &Path) -> Option<Probe> {
         child,
         output,
     })
-}
-
-/// The arguments that print `path`'s version. gopls takes a `version` subcommand; the
-/// gopls of Debian 12 rejects `--version` outright.
-fn version_args(path: &Path) -> &'static [&'static str] {
-    match path.file_name().and_then(OsStr::to_str) {
-        Some("gopls") => &["version"],
-        _ => &["--version"],
-    }
-}
-
-/// The version of an npm-installed server, read from its package's `package.json`
-/// without running it. Servers written for node are scripts inside their package
-/// (`/usr/bin/pyright-langserver` → `.../node_modules/pyright/langserver.index.js`),
-/// and pyright-langserver has no `--version`: it starts node for a second only to
-/// complain that no `--stdio` was given.
-fn npm_package_version(path: &Path) -> Option<String> {
-    let script = path.canonicalize().ok()?;
-    // A `.js` file, or an extensionless `#!/usr/bin/env node` one (`bin/tsgo`,
-    // vscode-langservers-extracted's `bin/vscode-eslint-language-server`).
-    let node_shebang = || {
-        let mut head = [0u8; 64];
-        let n = File::open(&script)
-            .and_then(|mut f| f.read(&mut head))
-            .unwrap_or(0);
-        let first = String::from_utf8_lossy(&head[..n]);
-        first.starts_with("#!") && first.lines().next().is_some_and(|l| l.ends_with("node"))
-    };
-    let is_script = matches!(
-        script.extension().and_then(OsStr::to_str),
-        Some("js" | "mjs" | "cjs")
-    ) || (script.extension().is_none() && node_shebang());
-    if !is_script {
-        return None;
-    }
-    // The package root is a few levels up at most (`lib/cli.mjs`, `dist/bin/x.js`);
-    // stop at `node_modules` so another package's manifest is never read.
-    for dir in script.ancestors().skip(1).take(4) {
-        if dir.file_name() == Some(OsStr::new("node_modules")) {
-            return None;
-        }
-        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
-            continue;
-        };
-        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
-        return manifest
-            .get("version")
-            .and_then(serde_json::Value::as_str)
-            .and_then(version_line);
-    }
-    None
-}
-
-/// The version of a server installed from PyPI whose entry point is a Python script
-/// (`#!/venv/bin/python3`, `from basedpyright.langserver import main`), read from
-/// its distribution's `PKG-VERSION.dist-info` beside the package, without running
-/// it: basedpyright-langserver has no `--version`.
-fn pip_package_version(path: &Path) -> Option<String> {
-    let mut head = String::new();
-    File::open(path)
-        .ok()?
-        .take(PROBE_OUTPUT_LIMIT)
-        .read_to_string(&mut head)
-        .ok()?;
-    let interpreter = head.lines().next()?.strip_prefix("#!")?.trim();
-    if !Path::new(interpreter)
-        .file_name()
-        .and_then(OsStr::to_str)
-        .is_some_and(|n| n.starts_with("python"))
-    {
-        return None;
-    }
-    let package = head.lines().find_map(|l| {
-        let rest = l.trim().strip_prefix("from ")?;
-        let module = rest.split_whitespace().next()?;
-        module.split('.').next().map(str::to_string)
-    })?;
-    // `<env>/bin/python3` → `<env>/lib/python3.X/site-packages`.
-    let env = Path::new(interpreter).parent()?.parent()?;
-    let prefix = format!("{}-", package.replace('-', "_"));
-    for lib in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
-        let site = lib.path().join("site-packages");
-        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(version) = name
-                .strip_suffix(".dist-info")
-                .and_then(|n| n.strip_prefix(&prefix))
-            {
-                return version_line(version);
-            }
-        }
-    }
-    None
-}
-
-/// The first non-empty line of some output, if it is short enough to be a version.
-fn version_line(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
-    (line.chars().count() <= MAX_VERSION_CHARS).then(|| line.to_string())
 }
 
 #[cfg(test)]
@@ -575,37 +474,6 @@ mod tests {
                 Some("good 1.2.3".to_string()),
             ]
         );
-    }
-
-    #[test]
-    fn npm_version_from_the_package_manifest() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let package = dir.path().join("node_modules/pyright");
-        std::fs::create_dir_all(package.join("dist")).expect("mkdir");
-        std::fs::write(
-            package.join("package.json"),
-            r#"{"name": "pyright", "version": "1.1.414"}"#,
-        )
-        .expect("write manifest");
-        let entry = script(&package, "langserver.index.js", "exit 1");
-        let bin = dir.path().join("pyright-langserver");
-        std::os::unix::fs::symlink(&entry, &bin).expect("symlink");
-        assert_eq!(npm_package_version(&bin).as_deref(), Some("1.1.414"));
-        // Not a node script: run it instead.
-        let native = script(dir.path(), "native", "echo 1");
-        assert_eq!(npm_package_version(&native), None);
-        // No manifest inside the package: do not read one from elsewhere.
-        let loose = dir.path().join("node_modules/other");
-        std::fs::create_dir_all(&loose).expect("mkdir");
-        let loose = script(&loose, "cli.js", "exit 1");
-        assert_eq!(npm_package_version(&loose), None);
-    }
-
-    #[test]
-    fn version_line_skips_blank_lines_and_rejects_prose() {
-        assert_eq!(version_line("\n \n v1 \nx").as_deref(), Some("v1"));
-        assert_eq!(version_line(""), None);
-        assert_eq!(version_line(&"x".repeat(500)), None);
     }
 
     fn spec(name: &str, command: &str, ext: &str) -> ServerSpec {

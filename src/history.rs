@@ -7,7 +7,7 @@
 //! Where: `$LSPGATE_DATA_DIR/history/<hash>.sqlite3`, else
 //! `$XDG_DATA_HOME/lspgate/history/...`, else `~/.local/share/lspgate/history/...`;
 //! `<hash>` names the canonical workspace path (the daemon's socket uses the same
-//! hash). Directories are created `0700`: the database holds source file names and
+//! hash; both directories are `paths::dirs`'). Directories are created `0700`: the database holds source file names and
 //! the servers' messages about them.
 //!
 //! The gate fails closed: a run is recorded as *pending* ([`begin`]) before it can
@@ -112,8 +112,6 @@ const KEEP_RUNS: i64 = 5000;
 
 /// Longest argument stored, in characters: `--content` can carry a whole file.
 const MAX_ARG_CHARS: usize = 2000;
-
-const DATA_DIR_ENV: &str = "LSPGATE_DATA_DIR";
 
 /// What was typed, and when the run started: what the record needs besides the report.
 pub struct Invocation {
@@ -299,17 +297,7 @@ fn is_corrupt(e: &rusqlite::Error) -> bool {
 /// The database of `workspace` (canonical), or `None` when no data directory can
 /// be named (no `$HOME`).
 pub fn db_path(workspace: &Path) -> Option<PathBuf> {
-    let set = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            // The XDG spec says a relative value is invalid and must be ignored.
-            .filter(|p| p.is_absolute())
-    };
-    let data = set(DATA_DIR_ENV)
-        .or_else(|| set("XDG_DATA_HOME").map(|d| d.join("lspgate")))
-        .or_else(|| {
-            directories::BaseDirs::new().map(|b| b.home_dir().join(".local/share").join("lspgate"))
-        })?;
+    let data = crate::paths::dirs().data.as_ref()?;
     let hash = crate::paths::workspace_hash(workspace);
     Some(data.join("history").join(format!("{hash}.sqlite3")))
 }

@@ -2,11 +2,12 @@
 //! waits until they have reported on the edited files and on the files the edit
 //! broke, and reports the new diagnostics.
 //!
-//! Data flows one way: `cli` (what was typed) → `config` (settings and the server
-//! table) → `edit` (the plan, in memory) → `check` (servers from `lsp`, the waits
-//! of `wait`, the dependents of `dependents`) → `diff` (before and after) →
-//! `report` (the only writer to stdout). `mcp` serves the same runs as the tools of an
-//! MCP server; its transport's writer is the one other place that writes to stdout.
+//! Data flows one way: `cli` (what was typed) → `config` (settings, over the
+//! server table of `servers`) → `edit` (the plan, in memory) → `check` (servers
+//! from `lsp`, the waits of `wait`, the dependents of `dependents`) → `diff`
+//! (before and after) → `report` (the only writer to stdout). `mcp` serves the same
+//! runs as the tools of an MCP server; its transport's writer is the one other place
+//! that writes to stdout.
 
 pub mod check;
 pub mod cli;
@@ -27,7 +28,6 @@ pub mod paths;
 pub mod report;
 pub mod servers;
 pub mod staged;
-pub mod typescript;
 pub mod wait;
 pub mod workspace;
 

@@ -1,8 +1,68 @@
 //! Paths as lspgate shows them (one way to make a path relative to the directory a
-//! command ran in, for every message, note and report), and the name lspgate gives a
-//! workspace in the per-user directories (its daemon's socket, its history).
+//! command ran in, for every message, note and report), the per-user directories
+//! ([`dirs`]: the user config file, the data directory of the history, the runtime
+//! directory of the daemons, resolved from the environment once), and the name
+//! lspgate gives a workspace in them (its daemon's socket, its history).
 
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The per-user places lspgate uses. Each has an `LSPGATE_*` override (for tests, or
+/// a user who keeps them elsewhere), then its XDG variable, then the XDG default
+/// under the home directory, on every platform (one path to document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dirs {
+    /// The home directory, for `~` in the user's config and in notes.
+    pub home: Option<PathBuf>,
+    /// The user config file: `$LSPGATE_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/lspgate/config.toml`, else `~/.config/lspgate/config.toml`.
+    pub config_file: Option<PathBuf>,
+    /// The data directory, holding the history: `$LSPGATE_DATA_DIR`, else
+    /// `$XDG_DATA_HOME/lspgate`, else `~/.local/share/lspgate`.
+    pub data: Option<PathBuf>,
+    /// The runtime directory, holding the daemons' sockets, locks and logs (created
+    /// and checked by `daemon::paths`): `$LSPGATE_RUNTIME_DIR`, else
+    /// `$XDG_RUNTIME_DIR/lspgate`, else `/tmp/lspgate-<uid>`.
+    pub runtime: PathBuf,
+}
+
+/// The per-user directories of this process, read from its environment on first use.
+pub fn dirs() -> &'static Dirs {
+    static DIRS: OnceLock<Dirs> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_owned());
+        let uid = rustix::process::getuid().as_raw();
+        Dirs::resolve(&|name| std::env::var_os(name), home, uid)
+    })
+}
+
+impl Dirs {
+    /// The rules of [`Dirs`]' fields over an environment. An empty variable is unset.
+    /// The XDG specification calls a relative `XDG_*_HOME` invalid, to be ignored,
+    /// and lspgate ignores a relative `LSPGATE_DATA_DIR` too; the other variables are
+    /// taken as they are.
+    fn resolve(env: &dyn Fn(&str) -> Option<OsString>, home: Option<PathBuf>, uid: u32) -> Dirs {
+        let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let absolute = |name: &str| set(name).filter(|p| p.is_absolute());
+        let config_file = set("LSPGATE_CONFIG").or_else(|| {
+            let base = absolute("XDG_CONFIG_HOME").or_else(|| Some(home.as_ref()?.join(".config")));
+            Some(base?.join("lspgate").join("config.toml"))
+        });
+        let data = absolute("LSPGATE_DATA_DIR")
+            .or_else(|| absolute("XDG_DATA_HOME").map(|d| d.join("lspgate")))
+            .or_else(|| Some(home.as_ref()?.join(".local/share/lspgate")));
+        let runtime = set("LSPGATE_RUNTIME_DIR")
+            .or_else(|| set("XDG_RUNTIME_DIR").map(|d| d.join("lspgate")))
+            .unwrap_or_else(|| PathBuf::from(format!("/tmp/lspgate-{uid}")));
+        Dirs {
+            home,
+            config_file,
+            data,
+            runtime,
+        }
+    }
+}
 
 /// `path` as the user should read it: relative to `run_dir`, with `../` when it lies
 /// outside; absolute when the two share nothing but the root (`/usr/lib/...` reads
@@ -47,4 +107,84 @@ pub fn workspace_hash(workspace: &Path) -> String {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(vars: &[(&str, &str)], home: Option<&str>) -> Dirs {
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        };
+        Dirs::resolve(&env, home.map(PathBuf::from), 1000)
+    }
+
+    #[test]
+    fn per_user_directories_follow_override_then_xdg_then_home() {
+        let defaults = resolve(&[], Some("/home/me"));
+        assert_eq!(
+            defaults.config_file.as_deref(),
+            Some(Path::new("/home/me/.config/lspgate/config.toml"))
+        );
+        assert_eq!(
+            defaults.data.as_deref(),
+            Some(Path::new("/home/me/.local/share/lspgate"))
+        );
+        assert_eq!(defaults.runtime, Path::new("/tmp/lspgate-1000"));
+
+        let xdg = resolve(
+            &[
+                ("XDG_CONFIG_HOME", "/x/config"),
+                ("XDG_DATA_HOME", "/x/data"),
+                ("XDG_RUNTIME_DIR", "/run/user/1000"),
+            ],
+            Some("/home/me"),
+        );
+        assert_eq!(
+            xdg.config_file.as_deref(),
+            Some(Path::new("/x/config/lspgate/config.toml"))
+        );
+        assert_eq!(xdg.data.as_deref(), Some(Path::new("/x/data/lspgate")));
+        assert_eq!(xdg.runtime, Path::new("/run/user/1000/lspgate"));
+
+        let own = resolve(
+            &[
+                ("XDG_CONFIG_HOME", "/x/config"),
+                ("LSPGATE_CONFIG", "my.toml"),
+                ("LSPGATE_DATA_DIR", "/d"),
+                ("LSPGATE_RUNTIME_DIR", "/r"),
+            ],
+            None,
+        );
+        assert_eq!(own.config_file.as_deref(), Some(Path::new("my.toml")));
+        assert_eq!(own.data.as_deref(), Some(Path::new("/d")));
+        assert_eq!(own.runtime, Path::new("/r"));
+    }
+
+    #[test]
+    fn relative_xdg_homes_and_empty_values_are_ignored() {
+        let dirs = resolve(
+            &[
+                ("XDG_CONFIG_HOME", "rel"),
+                ("XDG_DATA_HOME", "rel"),
+                ("LSPGATE_DATA_DIR", "rel"),
+                ("LSPGATE_CONFIG", ""),
+                ("LSPGATE_RUNTIME_DIR", ""),
+                ("XDG_RUNTIME_DIR", ""),
+            ],
+            None,
+        );
+        assert_eq!(
+            dirs,
+            Dirs {
+                home: None,
+                config_file: None,
+                data: None,
+                runtime: PathBuf::from("/tmp/lspgate-1000"),
+            }
+        );
+    }
 }

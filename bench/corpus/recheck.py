@@ -42,7 +42,7 @@ from projects import Project  # noqa: E402
 QUIET = 1.0
 
 # Command, settings, initializationOptions, languageId by extension. The settings are
-# lspgate's built-in ones (src/servers.rs) except pyright's diagnosticMode.
+# lspgate's built-in ones (src/servers/) except pyright's diagnosticMode.
 SERVERS = {
     "pyright": (["pyright-langserver", "--stdio"],
                 {"python": {"analysis": {"diagnosticMode": "workspace"}}}, None),

@@ -140,7 +140,7 @@ pub(super) fn choose_dependents(groups: &mut [Group], tracked: &[Tracked]) {
             Dependents::Project => {
                 let edited: Vec<&std::path::Path> =
                     g.files.iter().map(|&i| tracked[i].path.as_path()).collect();
-                match crate::typescript::project_files(&g.root, &edited) {
+                match crate::servers::typescript::project_files(&g.root, &edited) {
                     Some(files) => g.dependents = files,
                     None => {
                         // Too large to ask about every file: the scan's likely

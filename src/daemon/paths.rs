@@ -2,9 +2,9 @@
 //! its owner checked), and in it, named by a hash of the canonical workspace path, the
 //! socket, the lock that makes the daemon single, and its log.
 //!
-//! The directory is `$LSPGATE_RUNTIME_DIR` (tests), else `$XDG_RUNTIME_DIR/lspgate`,
-//! else `/tmp/lspgate-<uid>`. Names are hashes, never paths: `sun_path` holds 108 bytes
-//! on Linux and 104 on macOS.
+//! The directory is `paths::dirs().runtime`: `$LSPGATE_RUNTIME_DIR` (tests), else
+//! `$XDG_RUNTIME_DIR/lspgate`, else `/tmp/lspgate-<uid>`. Names are hashes, never
+//! paths: `sun_path` holds 108 bytes on Linux and 104 on macOS.
 
 use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io;
@@ -23,7 +23,7 @@ pub struct Paths {
 impl Paths {
     /// The paths for `workspace` (canonical), creating and checking the directory.
     pub fn for_workspace(workspace: &Path) -> io::Result<Paths> {
-        let dir = runtime_dir();
+        let dir = crate::paths::dirs().runtime.clone();
         ensure_private_dir(&dir)?;
         let hash = crate::paths::workspace_hash(workspace);
         Ok(Paths {
@@ -33,18 +33,6 @@ impl Paths {
             dir,
         })
     }
-}
-
-/// The per-user runtime directory (not created).
-pub fn runtime_dir() -> PathBuf {
-    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = set("LSPGATE_RUNTIME_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = set("XDG_RUNTIME_DIR") {
-        return PathBuf::from(dir).join("lspgate");
-    }
-    PathBuf::from(format!("/tmp/lspgate-{}", uid()))
 }
 
 pub fn uid() -> u32 {

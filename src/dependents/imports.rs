@@ -6,6 +6,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
+use crate::servers::languages;
+
 /// The languages whose imports the scan resolves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
@@ -18,16 +20,22 @@ pub enum Language {
 }
 
 impl Language {
+    /// The language of `path` by its extension, from the language table
+    /// (`servers::languages`) the server entries use too.
     pub fn of(path: &Path) -> Option<Language> {
         let ext = path.extension()?.to_str()?;
-        Some(match ext {
-            "py" | "pyi" => Language::Python,
-            "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => Language::Script,
-            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp"
-            | "inl" | "tpp" | "m" | "mm" => Language::C,
-            "go" => Language::Go,
-            _ => return None,
-        })
+        let is = |list| languages::is(list, ext);
+        if is(languages::PYTHON) {
+            Some(Language::Python)
+        } else if is(languages::TYPESCRIPT) {
+            Some(Language::Script)
+        } else if is(languages::C) || is(languages::C_MORE) {
+            Some(Language::C)
+        } else if is(languages::GO) {
+            Some(Language::Go)
+        } else {
+            None
+        }
     }
 }
 
@@ -58,6 +66,9 @@ pub struct Resolver<'a> {
     go_module: Option<(String, PathBuf)>,
 }
 
+/// TypeScript's resolution order for a specifier without an extension (`./x` is
+/// `x.ts`, then `x.tsx`, `x.d.ts`, ...): a rule of its module resolution, not the
+/// language's list of extensions.
 const SCRIPT_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "mts", "cts", "js", "jsx", "mjs", "cjs"];
 
 impl<'a> Resolver<'a> {

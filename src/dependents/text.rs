@@ -6,9 +6,11 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
+use crate::servers::languages;
+
 /// The names other files use to refer to `path`: its stem (`greeting` for
-/// `greeting.py`, `a.h` and `a` for a header), and a package directory's name for
-/// `__init__.py`, `index.ts` and `mod.rs`.
+/// `greeting.py`; `a.h` and `a` for a header, or another file included by name), and
+/// a package directory's name for `__init__.py`, `index.ts` and `mod.rs`.
 pub(super) fn module_names(path: &Path) -> Vec<String> {
     let mut names = Vec::new();
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -24,10 +26,11 @@ pub(super) fn module_names(path: &Path) -> Vec<String> {
     } else if !stem.is_empty() {
         names.push(stem.to_string());
     }
-    if matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("h" | "hpp" | "hh" | "hxx")
-    ) {
+    if path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(languages::is_included)
+    {
         names.push(file.to_string());
     }
     names

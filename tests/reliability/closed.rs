@@ -2,7 +2,7 @@
 //! a directory, `.git` in other letter cases, a note over thousands of files, SIGTERM
 //! while a commit stages and while it renames, and a write failing part-way (exit 4).
 //! The other cases of the issue are where their subject is: untrusted settings in
-//! `src/config.rs` and `tests/real.rs`, a project config that stops a check in
+//! `src/config/` and `tests/real.rs`, a project config that stops a check in
 //! `tests/fake.rs`, the gate in `tests/gate.rs` and `reliability::daemon`, the
 //! daemon's umask and its own checks in `tests/daemon.rs`.
 

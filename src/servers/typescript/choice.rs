@@ -1,9 +1,7 @@
 //! Which TypeScript server checks a workspace: typescript-language-server (which runs
-//! TypeScript 6's `tsserver.js`) or TypeScript 7's own server (`tsc --lsp --stdio`
-//! from `typescript@7`, `tsgo --lsp --stdio` from `@typescript/native-preview`),
-//! decided once per workspace from the project's TypeScript, and the files of a
-//! TypeScript 7 project (its dependents: every file is pulled, see
-//! [`project_files`]).
+//! TypeScript 6's `tsserver.js`) or TypeScript 7's own server, decided once per
+//! workspace from the project's TypeScript; and, for an untrusted workspace, which
+//! tsserver typescript-language-server may run ([`pin_tsserver`]).
 //!
 //! The rule ([`decide`]):
 //! - a project on TypeScript 7 (`node_modules/typescript` at 7 or newer, or
@@ -21,17 +19,16 @@
 //!
 //! A program inside the workspace is the project's code: like typescript-language-
 //! server's tsserver (issue 10), it runs only in a trusted workspace.
+//!
+//! Programs are looked up with the `which` the caller passes (`config::which`).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::servers::{Origin, ServerSpec, TS_EXTENSIONS, TSGO};
+use serde_json::Value;
 
-const TSLS: &str = "typescript-language-server";
-
-/// Files pulled at most as a TypeScript 7 project's dependents; a larger project
-/// falls back to the text scan of likely dependents.
-pub const MAX_PROJECT_FILES: usize = 2000;
+use super::{TSGO, TSLS};
+use crate::servers::{Origin, ServerSpec, merge_json};
 
 /// A TypeScript program and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +145,7 @@ fn installed_ts7(workspace: &Path, which: &dyn Fn(&str) -> Option<PathBuf>) -> O
 
 /// Whether `command` is a TypeScript 7 program a run in `workspace` may start: one
 /// installed outside it, or (trusted) the project's own. The daemon's check of a
-/// client's tsgo command ([`crate::config::check_commands`]).
+/// client's tsgo command ([`super::super::chosen_for_workspace`]).
 pub fn permitted(command: &str, workspace: &Path, trusted: bool) -> bool {
     let Ok(real) = std::fs::canonicalize(command) else {
         return false;
@@ -211,7 +208,7 @@ pub fn situation(
                 .and_then(|o| o.pointer("/tsserver/path"))
                 .and_then(|p| p.as_str())
                 .map(PathBuf::from)
-                .or_else(|| crate::config::installed_tsserver(&program, workspace, which));
+                .or_else(|| installed_tsserver(&program, workspace, which));
             // `<package>/lib/tsserver.js`.
             tsserver
                 .as_deref()
@@ -385,163 +382,87 @@ pub fn choose(
     }
 }
 
-/// The files of the TypeScript project at `root` (the directory of its
-/// `tsconfig.json`) that a TypeScript 7 server is asked about after an edit: every
-/// file with one of its extensions (JavaScript only when the tsconfig allows or
-/// checks JavaScript, or it is a `jsconfig.json` project) under the directories the
-/// tsconfig's `include` names (the whole root without one), skipping what git
-/// ignores and `node_modules`; `None` when there are more than
-/// [`MAX_PROJECT_FILES`]. The edited files are left out.
-pub fn project_files(root: &Path, edited: &[&Path]) -> Option<Vec<PathBuf>> {
-    let config = ["tsconfig.json", "jsconfig.json"]
-        .iter()
-        .map(|n| root.join(n))
-        .find(|p| p.is_file());
-    let text = config
-        .as_ref()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .unwrap_or_default();
-    let is_js_project = config
-        .as_ref()
-        .is_some_and(|p| p.file_name() == Some(OsStr::new("jsconfig.json")));
-    // tsconfig is JSON with comments; a loose look for the two switches is enough to
-    // decide whether JavaScript files belong.
-    let js = is_js_project
-        || text.contains("\"allowJs\": true")
-        || text.contains("\"allowJs\":true")
-        || text.contains("\"checkJs\": true")
-        || text.contains("\"checkJs\":true");
-    let extensions: Vec<&str> = TS_EXTENSIONS
-        .iter()
-        .copied()
-        .filter(|e| js || !e.contains('j'))
-        .collect();
-    let dirs = include_dirs(&text)
-        .into_iter()
-        .map(|d| root.join(d))
-        .filter(|d| d.starts_with(root))
-        .collect::<Vec<_>>();
-    let dirs = if dirs.is_empty() {
-        vec![root.to_path_buf()]
-    } else {
-        dirs
+/// typescript-language-server runs the tsserver it finds in the workspace
+/// (`node_modules/typescript`, `.yarn/sdks/typescript`, `.vscode/pnpify/typescript`)
+/// before its own: checking a change that adds one would run the change's JavaScript.
+/// Unless the workspace is trusted, its `tsserver.path` is set to the installed
+/// typescript's `lib/tsserver.js`, found as typescript-language-server itself finds
+/// its bundled one (see [`installed_tsserver`]). When none is found, its files are
+/// reported as not checked, and a note says why. A `tsserver.path` from the user's
+/// config is kept; the server not being installed is left to the run to report.
+pub fn pin_tsserver(
+    spec: &mut ServerSpec,
+    workspace: &Path,
+    notes: &mut Vec<String>,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) {
+    if spec.name != "typescript-language-server" || spec.disabled {
+        return;
+    }
+    let options = spec
+        .initialization_options
+        .get_or_insert_with(|| Value::Object(Default::default()));
+    if options.pointer("/tsserver/path").is_some() {
+        return;
+    }
+    let Some(program) = which(&spec.command) else {
+        return;
     };
-    let mut files = Vec::new();
-    for dir in dirs {
-        let walk = ignore::WalkBuilder::new(&dir)
-            .hidden(true)
-            .filter_entry(|e| e.file_name() != "node_modules")
-            .build();
-        for entry in walk.flatten() {
-            let path = entry.path();
-            let ok = entry.file_type().is_some_and(|t| t.is_file())
-                && path
-                    .extension()
-                    .and_then(OsStr::to_str)
-                    .is_some_and(|e| extensions.contains(&e))
-                && !path.to_string_lossy().ends_with(".d.ts")
-                && !edited.contains(&path);
-            if ok && !files.iter().any(|f: &PathBuf| f == path) {
-                files.push(path.to_path_buf());
-                if files.len() > MAX_PROJECT_FILES {
-                    return None;
-                }
+    match installed_tsserver(&program, workspace, which) {
+        Some(tsserver) => {
+            let pin = serde_json::json!({ "tsserver": { "path": tsserver.display().to_string() } });
+            merge_json(options, pin);
+        }
+        None => {
+            let why = format!(
+                "no installed TypeScript found next to {} (lib/tsserver.js), and the \
+                 workspace's own is not run for an untrusted project",
+                program.display()
+            );
+            notes.push(format!(
+                "{}: its files are not checked: {why} (install typescript beside it, \
+                 or trust the project)",
+                spec.name
+            ));
+            for ext in &spec.extensions {
+                spec.not_checked.push((ext.clone(), why.clone()));
             }
+            spec.disabled = true;
         }
     }
-    files.sort();
-    Some(files)
 }
 
-/// The leading directories of a tsconfig's `include` patterns (`src/**/*` → `src`);
-/// empty when there is no `include`, or one pattern starts with a wildcard.
-fn include_dirs(tsconfig: &str) -> Vec<PathBuf> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&strip_comments(tsconfig)) else {
-        return Vec::new();
+/// The installed `typescript/lib/tsserver.js` typescript-language-server at `program`
+/// would fall back to: node's `require.resolve("typescript")` from its real location
+/// (`<dir>/node_modules/typescript` for each directory above it, as for the global
+/// npm root `/usr/lib/node_modules`), else the package of the `tsserver` on PATH.
+/// Never one inside the workspace.
+pub fn installed_tsserver(
+    program: &Path,
+    workspace: &Path,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let outside = |p: PathBuf| {
+        let p = std::fs::canonicalize(&p).ok()?;
+        (p.is_file() && !p.starts_with(workspace)).then_some(p)
     };
-    let Some(patterns) = value.get("include").and_then(|i| i.as_array()) else {
-        return Vec::new();
-    };
-    let mut dirs = Vec::new();
-    for pattern in patterns.iter().filter_map(|p| p.as_str()) {
-        let fixed: PathBuf = Path::new(pattern)
-            .components()
-            .take_while(|c| {
-                let s = c.as_os_str().to_string_lossy();
-                !s.contains('*') && !s.contains('?') && !s.contains('.')
-            })
-            .collect();
-        if fixed.as_os_str().is_empty()
-            || fixed
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            // `*.ts`, `./**/*`, `../shared`: the root as a whole.
-            return Vec::new();
-        }
-        dirs.push(fixed);
-    }
-    dirs
-}
-
-/// `//` and `/* */` comments and trailing commas removed, outside strings.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                out.extend(chars.next());
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    // Trailing commas: `,` followed by whitespace and `]` or `}`.
-    let mut cleaned = String::with_capacity(out.len());
-    let chars: Vec<char> = out.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if *c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some(']') | Some('}')) {
-                continue;
-            }
-        }
-        cleaned.push(*c);
-    }
-    cleaned
+    let real = std::fs::canonicalize(program).ok()?;
+    let beside = real
+        .ancestors()
+        .skip(1)
+        .filter(|dir| dir.file_name() != Some(OsStr::new("node_modules")))
+        .find_map(|dir| outside(dir.join("node_modules/typescript/lib/tsserver.js")));
+    beside.or_else(|| {
+        // `typescript/bin/tsserver` → `typescript/lib/tsserver.js`.
+        let bin = std::fs::canonicalize(which("tsserver")?).ok()?;
+        outside(bin.parent()?.parent()?.join("lib/tsserver.js"))
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn program(version: &str, project: bool) -> Program {
@@ -632,55 +553,73 @@ mod tests {
         assert!(matches!(decide(&none_only_seven), Decision::Tsgo { .. }));
     }
 
+    /// Issue 10, case 2: the tsserver pinned for an untrusted workspace is the one
+    /// installed beside typescript-language-server (as node resolves it from there),
+    /// never the workspace's; with none, its files are not checked.
+    #[cfg(unix)]
     #[test]
-    fn include_directories() {
-        assert_eq!(
-            include_dirs("{\n // c\n \"include\": [\"src/**/*\", \"test\",],\n}"),
-            vec![PathBuf::from("src"), PathBuf::from("test")]
-        );
-        assert!(include_dirs(r#"{"include": ["*.ts"]}"#).is_empty());
-        assert!(include_dirs(r#"{"include": ["../x"]}"#).is_empty());
-        assert!(include_dirs(r#"{"compilerOptions": {}}"#).is_empty());
-        assert_eq!(
-            strip_comments("{\"a\": \"//not\", /* x */ \"b\": [1,],}"),
-            "{\"a\": \"//not\",  \"b\": [1]}"
-        );
-    }
-
-    #[test]
-    fn project_files_follow_include_and_skip_the_edited_and_node_modules() {
+    fn tsserver_is_pinned_beside_the_installed_server() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
-        for f in [
-            "src/a.ts",
-            "src/b.ts",
-            "src/c.js",
-            "src/d.d.ts",
-            "other/x.ts",
-            "node_modules/m/i.ts",
-        ] {
-            let p = root.join(f);
-            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-            std::fs::write(&p, "").expect("write");
-        }
-        std::fs::write(root.join("tsconfig.json"), r#"{"include": ["src"]}"#).expect("write");
-        let a = root.join("src/a.ts");
-        let files = project_files(root, &[a.as_path()]).expect("few files");
-        assert_eq!(files, vec![root.join("src/b.ts")]);
+        let root = dir.path().canonicalize().expect("canonical");
+        let npm = root.join("usr/lib/node_modules");
+        let cli = npm.join("typescript-language-server/lib/cli.mjs");
+        std::fs::create_dir_all(cli.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&cli, "#!/usr/bin/env node\n").expect("write");
+        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::create_dir_all(root.join("usr/bin")).expect("mkdir");
+        let bin = root.join("usr/bin/typescript-language-server");
+        symlink(&cli, &bin).expect("symlink");
+        let workspace = root.join("ws");
+        std::fs::create_dir_all(workspace.join("node_modules/typescript/lib")).expect("mkdir");
         std::fs::write(
-            root.join("tsconfig.json"),
-            r#"{"compilerOptions": {"allowJs": true}}"#,
+            workspace.join("node_modules/typescript/lib/tsserver.js"),
+            "evil()",
         )
         .expect("write");
-        let files = project_files(root, &[]).expect("few files");
+
+        let mut spec = crate::servers::builtin()
+            .into_iter()
+            .find(|s| s.name == "typescript-language-server")
+            .expect("built in");
+        spec.command = bin.display().to_string();
+        let mut notes = Vec::new();
+        let mut missing = spec.clone();
+        // Only the fixture's PATH: the machine's own typescript must not count.
+        let bin_dir = root.join("usr/bin");
+        let which = |c: &str| Some(bin_dir.join(c)).filter(|p| p.is_file());
+        pin_tsserver(&mut missing, &workspace, &mut notes, &which);
+        assert!(
+            missing.disabled && missing.not_checked.len() == 8,
+            "{missing:?}"
+        );
+        assert!(
+            notes[0].contains("no installed TypeScript found next to"),
+            "{notes:?}"
+        );
+
+        let tsserver = npm.join("typescript/lib/tsserver.js");
+        std::fs::create_dir_all(tsserver.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&tsserver, "// typescript").expect("write");
+        let mut notes = Vec::new();
+        pin_tsserver(&mut spec, &workspace, &mut notes, &which);
+        assert!(notes.is_empty() && !spec.disabled, "{notes:?}");
         assert_eq!(
-            files,
-            vec![
-                root.join("other/x.ts"),
-                root.join("src/a.ts"),
-                root.join("src/b.ts"),
-                root.join("src/c.js")
-            ]
+            spec.initialization_options,
+            Some(json!({
+                "preferences": {},
+                "disableAutomaticTypingAcquisition": true,
+                "tsserver": { "path": tsserver.display().to_string() },
+            }))
+        );
+        // A server installed inside the workspace does not make the workspace's
+        // TypeScript "installed".
+        let inner = workspace.join("node_modules/.bin/typescript-language-server");
+        std::fs::create_dir_all(inner.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&inner, "").expect("write");
+        assert_ne!(
+            installed_tsserver(&inner, &workspace, &which),
+            Some(workspace.join("node_modules/typescript/lib/tsserver.js"))
         );
     }
 }

@@ -1,0 +1,401 @@
+//! What lspgate knows about language servers: the shape of a server's entry
+//! ([`ServerSpec`]) and of its waits ([`WaitProfile`]), and the built-in table,
+//! assembled from one file per server family. Each family's file holds its entries,
+//! its wait profiles, what an untrusted project may set for it, anything special
+//! about learning its version, and the one copy of each fact measured about it:
+//! - `pyright`: pyright and basedpyright, and their project-wide mode;
+//! - [`typescript`]: typescript-language-server, TypeScript 7's server (tsgo,
+//!   `tsc --lsp`) and ESLint, which of the two TypeScript servers checks a
+//!   workspace, and the tsserver pinned for an untrusted one;
+//! - `python_tools`: ty, pyrefly and ruff;
+//! - `gopls`, `clangd`, `rust_analyzer`.
+//!
+//! [`languages`] lists the file extensions and language ids of each language, for
+//! the entries and for the dependents scan; [`version`] learns an installed
+//! server's version without starting it as a server. `config` layers the user's and
+//! the project's `.lspgate.toml` over the table.
+//!
+//! Adding a server: an entry in its family's file (a new file for a new family),
+//! its place in [`builtin`], and its allow-list in [`untrusted_allow_list`]. Only a
+//! new way of telling that a server is done needs `lsp` (its protocol extension)
+//! and `wait`.
+
+mod clangd;
+mod gopls;
+pub mod languages;
+mod pyright;
+mod python_tools;
+mod rust_analyzer;
+pub mod typescript;
+pub mod version;
+
+pub use pyright::reconcile_project_wide;
+pub use typescript::TSGO;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use languages::Extension;
+
+/// Where a server's entry came from, for `servers` and for the trust rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    BuiltIn,
+    UserConfig,
+    ProjectConfig,
+}
+
+/// How a server delivers diagnostics, as far as the waits need to know. The values
+/// of the built-in servers, and why, are in their families' files.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WaitProfile {
+    /// The server echoes the document version we sent in its publishes, so a
+    /// publish carrying another version is not the answer to our change.
+    pub versioned_publish: bool,
+    /// Silence (with no progress under way) after which the server counts as settled.
+    pub quiet: Duration,
+    /// The silence that is enough once every file waited for has a positive sign
+    /// that the server is done with our change (a publish echoing our version, for
+    /// clangd followed by "idle"; a pull answer): it only has to cover the rest of the burst
+    /// the last publish came in. `None`: the same as `quiet`, for servers that
+    /// publish a file more than once per change (rust-analyzer's cargo check).
+    pub confirmed_quiet: Option<Duration>,
+    /// Ask tsserver for a file's diagnostics directly (`workspace/executeCommand
+    /// typescript.tsserverRequest` with the three `*DiagnosticsSync` commands)
+    /// instead of waiting for the server's push, when the server lists the command
+    /// in `executeCommandProvider` (typescript-language-server; see `typescript`).
+    pub tsserver_pull: bool,
+    /// How long after a change an open file with no publish at all counts as
+    /// unchanged, for a server that sends nothing when a file stays clean.
+    pub unpublished_after: Duration,
+    /// A `workspace/diagnostic/refresh` means pull answers may be out of date, so the
+    /// wait pulls again, and lets the server settle. Off for a server whose answers to
+    /// pulls sent after the change are final (an answered pull then ends a file's
+    /// wait outright), whatever refreshes it sends (pyright).
+    pub refresh_is_news: bool,
+    /// Whether the server rechecks a dependent against the open (unsaved) text of
+    /// the files it uses; without it, a change shown only in memory (--dry-run,
+    /// --reject, check --staged) does not reach the files that use it (clangd).
+    pub dependents_see_unsaved: bool,
+    /// The server analyses every file of its workspace by itself and republishes
+    /// what a change affects, whether the file is open or not (pyright and
+    /// basedpyright in `diagnosticMode: "workspace"`). What it published is then a
+    /// complete, live before view, and the files it republishes after an edit are
+    /// the edit's dependents: no scan, no opening. Such a server is told of no pull
+    /// capability (pyright stops publishing when pulls are offered); it is done with
+    /// a change when the files it was told of are republished and the work-done
+    /// progress it created has ended (see `lsp`).
+    pub workspace_analysis: bool,
+}
+
+impl WaitProfile {
+    /// The silence that settles the server once every file has a positive sign.
+    pub fn confirmed_quiet(&self) -> Duration {
+        self.confirmed_quiet.unwrap_or(self.quiet)
+    }
+
+    /// A server that answers pulls (`textDocument/diagnostic`) with its final word: an
+    /// answer to a pull sent after the change ends the file's wait, and no
+    /// `workspace/diagnostic/refresh` is awaited (ty, pyrefly, ruff, TypeScript 7
+    /// and ESLint send none).
+    fn pull_final() -> WaitProfile {
+        WaitProfile {
+            quiet: Duration::from_millis(50),
+            refresh_is_news: false,
+            ..WaitProfile::default()
+        }
+    }
+}
+
+impl Default for WaitProfile {
+    fn default() -> Self {
+        WaitProfile {
+            versioned_publish: true,
+            quiet: Duration::from_millis(300),
+            confirmed_quiet: None,
+            tsserver_pull: false,
+            unpublished_after: Duration::from_millis(1000),
+            refresh_is_news: true,
+            dependents_see_unsaved: true,
+            workspace_analysis: false,
+        }
+    }
+}
+
+/// One language server and the files it covers.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ServerSpec {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    /// File extensions (without the dot) this server checks.
+    pub extensions: Vec<String>,
+    /// LSP languageId per extension; extensions not listed use `default_language_id`.
+    pub language_ids: Vec<(String, String)>,
+    pub default_language_id: String,
+    /// Files or directories whose presence marks a server root.
+    pub root_markers: Vec<String>,
+    /// Answered to `workspace/configuration`, looked up by section path.
+    pub settings: Value,
+    pub initialization_options: Option<Value>,
+    pub wait: WaitProfile,
+    /// How to install it, for the note printed when it is missing.
+    pub install_hint: String,
+    /// Where its command (and arguments) came from.
+    pub origin: Origin,
+    /// Turned off by a config file (`disabled = true`): kept in the table so that
+    /// `servers` can say so, never chosen for a file.
+    pub disabled: bool,
+    /// Extensions this server would check and may not, each with why: an untrusted
+    /// project config turned it off for them, or it cannot be run safely. A file of one
+    /// that no other server checks is reported as not checked (exit 3), not skipped
+    /// (`config::stopped_check`).
+    #[serde(default)]
+    pub not_checked: Vec<(String, String)>,
+    /// How it shares files with the other servers (checker or linter), and which
+    /// files it asks about besides the edited ones.
+    #[serde(default)]
+    pub coverage: Coverage,
+}
+
+/// A server's part among the servers that cover the same files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The file's type checker or compiler: of the checkers covering a file, only
+    /// the first installed one runs (pyright before basedpyright, ty, pyrefly), so
+    /// two type checkers never both report the same problems.
+    #[default]
+    Checker,
+    /// Runs beside the checker, every installed one (ruff, ESLint).
+    Linter,
+}
+
+/// Which files besides the edited ones a server is asked about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dependents {
+    /// The likely dependents a text scan finds (`dependents::scan`), opened.
+    #[default]
+    Scan,
+    /// None: a per-file linter, whose findings in a file depend on that file alone.
+    None,
+    /// Every file of the project, pulled without opening them (TypeScript 7, see
+    /// `typescript`).
+    Project,
+}
+
+/// See [`ServerSpec::coverage`].
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    #[serde(default)]
+    pub role: Role,
+    /// Files (`NAME`, or `NAME:TEXT` for a file holding TEXT) in a file's directory
+    /// or above, inside the workspace, that show the project configures this
+    /// server. A linter that is missing counts (a note, exit 3) only where one is
+    /// found; with `needs_config`, it runs only there.
+    #[serde(default)]
+    pub config_files: Vec<String>,
+    /// Runs only for files under one of its `config_files`: without a config it has
+    /// no rules to apply (ESLint).
+    #[serde(default)]
+    pub needs_config: bool,
+    #[serde(default)]
+    pub dependents: Dependents,
+    /// Why this server is used in this workspace, or not, when that was decided
+    /// from the project (which TypeScript it is on); for `lspgate servers`.
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+impl ServerSpec {
+    pub fn language_id(&self, ext: &str) -> &str {
+        self.language_ids
+            .iter()
+            .find(|(e, _)| e == ext)
+            .map(|(_, id)| id.as_str())
+            .unwrap_or(&self.default_language_id)
+    }
+
+    /// The value of `section` (dotted path) in the settings, or null.
+    pub fn setting(&self, section: Option<&str>) -> Value {
+        let Some(section) = section.filter(|s| !s.is_empty()) else {
+            return self.settings.clone();
+        };
+        let mut v = &self.settings;
+        for part in section.split('.') {
+            match v.get(part) {
+                Some(next) => v = next,
+                None => return Value::Null,
+            }
+        }
+        v.clone()
+    }
+}
+
+/// The built-in table, in preference order: for an extension claimed by several
+/// checkers the first one installed wins (pyright before basedpyright, ty, pyrefly;
+/// typescript-language-server before TypeScript 7's server, unless the project's
+/// TypeScript decides, see `typescript`); every installed linter runs beside it.
+pub fn builtin() -> Vec<ServerSpec> {
+    vec![
+        pyright::pyright(),
+        pyright::basedpyright(),
+        typescript::typescript_language_server(),
+        gopls::gopls(),
+        clangd::clangd(),
+        rust_analyzer::rust_analyzer(),
+        python_tools::ty(),
+        python_tools::pyrefly(),
+        typescript::tsgo(),
+        python_tools::ruff(),
+        typescript::eslint(),
+    ]
+}
+
+/// The table as it applies in `workspace`, once the families have looked at what is
+/// installed and whether the workspace is trusted: typescript-language-server's
+/// tsserver pinned in an untrusted workspace, then (since which TypeScript it would
+/// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
+/// programs are looked up with `which`.
+pub fn fit_to_workspace(
+    servers: &mut [ServerSpec],
+    workspace: &Path,
+    trusted: bool,
+    notes: &mut Vec<String>,
+    which: &dyn Fn(&str) -> Option<PathBuf>,
+) {
+    if !trusted {
+        for spec in servers.iter_mut() {
+            typescript::pin_tsserver(spec, workspace, notes, which);
+        }
+    }
+    typescript::choose(servers, workspace, trusted, notes, which);
+}
+
+/// Whether `requested`, a built-in server whose command differs from the
+/// `configured` one, runs a program [`fit_to_workspace`] may have chosen for
+/// `workspace`: the TypeScript 7 program (the project's own only when trusted). The
+/// daemon's check of what a client asks it to run.
+pub fn chosen_for_workspace(
+    requested: &ServerSpec,
+    configured: &ServerSpec,
+    workspace: &Path,
+    trusted: bool,
+) -> bool {
+    requested.name == TSGO
+        && configured.origin == Origin::BuiltIn
+        && typescript::permitted(&requested.command, workspace, trusted)
+}
+
+/// The part every built-in entry shares: `command args` for the files of
+/// `language`, with `default_language_id` for an extension a config adds; no
+/// settings, the default waits, a checker of the scanned dependents. Each family
+/// overrides what differs.
+fn entry(
+    name: &str,
+    command: &str,
+    args: &[&str],
+    language: &[Extension],
+    default_language_id: &str,
+) -> ServerSpec {
+    ServerSpec {
+        name: name.into(),
+        command: command.into(),
+        args: strs(args),
+        extensions: languages::extensions(language),
+        language_ids: languages::language_ids(language),
+        default_language_id: default_language_id.into(),
+        root_markers: Vec::new(),
+        settings: json!({}),
+        initialization_options: None,
+        wait: WaitProfile::default(),
+        install_hint: String::new(),
+        origin: Origin::BuiltIn,
+        disabled: false,
+        not_checked: Vec::new(),
+        coverage: Coverage::default(),
+    }
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+// ----------------------------------------------------------------------------------
+// What an untrusted project may set
+
+/// How an untrusted project's setting on an allow-list is taken.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Allow {
+    /// As given: the setting cannot name a program, a path, an environment, arguments
+    /// or a plugin, whatever its value.
+    Value,
+    /// Every key under it, as given (severity overrides, formatting preferences...).
+    Tree,
+    /// A path, or a list of them, each relative to the workspace and staying inside it
+    /// (no `..`, not absolute, no `~`); anything else is withheld.
+    InsidePaths,
+}
+
+/// The settings and initialization options an untrusted project may give a server,
+/// by dotted key (`python.analysis.typeCheckingMode`).
+#[derive(Debug, Clone, Copy)]
+pub struct AllowList {
+    pub settings: &'static [(&'static str, Allow)],
+    pub initialization_options: &'static [(&'static str, Allow)],
+}
+
+impl AllowList {
+    const NOTHING: AllowList = AllowList {
+        settings: &[],
+        initialization_options: &[],
+    };
+}
+
+/// What an untrusted project may set for server `name`: by allow-list, per built-in
+/// server, since a deny-list of key names always misses one (`npmLocation`,
+/// `check.extraArgs`); nothing for a server a config adds, whose settings lspgate
+/// cannot know, nor yet for ty, pyrefly, TypeScript 7, ruff and ESLint.
+pub fn untrusted_allow_list(name: &str) -> AllowList {
+    match name {
+        pyright::PYRIGHT | pyright::BASEDPYRIGHT => pyright::ALLOWED,
+        typescript::TSLS => typescript::TSLS_ALLOWED,
+        gopls::GOPLS => gopls::ALLOWED,
+        clangd::CLANGD => clangd::ALLOWED,
+        rust_analyzer::RUST_ANALYZER => rust_analyzer::ALLOWED,
+        _ => AllowList::NOTHING,
+    }
+}
+
+/// Deep merge, table over table; anything else in `over` replaces.
+pub fn merge_json(base: &mut Value, over: Value) {
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                match base.get_mut(&key) {
+                    Some(current) => merge_json(current, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (base, over) => *base = over,
+    }
+}
+
+/// Turn a server's project-wide analysis on or off (`project-wide` in a config file):
+/// pyright's and basedpyright's `diagnosticMode`, gopls's reporting of unopened files
+/// taken as such or not, or what a server a config adds does. Any other built-in has
+/// none.
+pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
+    if spec.name == "gopls" && spec.origin == Origin::BuiltIn {
+        gopls::set_project_wide(spec, on);
+        return Ok(());
+    }
+    pyright::set_project_wide(spec, on)
+}

@@ -1,0 +1,229 @@
+//! pyright and basedpyright (a fork that reads its own `basedpyright.*` settings
+//! beside `python.*`): their entries, their waits, what an untrusted project may set
+//! for them, and their project-wide mode (`diagnosticMode`), which lspgate switches.
+//!
+//! Versions: neither langserver has a `--version` (pyright-langserver starts node
+//! for a second only to complain that no `--stdio` was given); `version` reads
+//! pyright's from its npm package and basedpyright's from its PyPI distribution.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Allow, AllowList, Origin, ServerSpec, WaitProfile, entry, languages, strs};
+
+pub(super) const PYRIGHT: &str = "pyright";
+pub(super) const BASEDPYRIGHT: &str = "basedpyright";
+
+/// Root markers of the Python servers (pyright and basedpyright read the same
+/// files; ty and pyrefly add their own).
+pub(super) const PYTHON_ROOTS: &[&str] = &[
+    "pyrightconfig.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+];
+
+fn analysis() -> Value {
+    json!({
+        // `workspace` (see `set_project_wide`): the server's own analysis of every
+        // file is the before view and finds the dependents, transitively, through
+        // inferred types too.
+        "diagnosticMode": "workspace",
+        "autoSearchPaths": true,
+        "useLibraryCodeForTypes": true,
+    })
+}
+
+/// In workspace mode it publishes every file, the edited (open) one first and in
+/// the same burst as the `window/workDoneProgress/create` of its re-analysis: the
+/// quiet only has to see that burst through. With the project-wide mode off, it
+/// answers pulls, and its answers to pulls sent after a change are final, although
+/// it sends a `workspace/diagnostic/refresh` ~250 ms after every change: the
+/// refresh is no news.
+fn wait() -> WaitProfile {
+    WaitProfile {
+        quiet: Duration::from_millis(60),
+        refresh_is_news: false,
+        workspace_analysis: true,
+        ..WaitProfile::default()
+    }
+}
+
+pub(super) fn pyright() -> ServerSpec {
+    ServerSpec {
+        root_markers: strs(PYTHON_ROOTS),
+        settings: json!({ "python": { "analysis": analysis() } }),
+        wait: wait(),
+        install_hint: "npm install -g pyright".into(),
+        ..entry(
+            PYRIGHT,
+            "pyright-langserver",
+            &["--stdio"],
+            languages::PYTHON,
+            "python",
+        )
+    }
+}
+
+pub(super) fn basedpyright() -> ServerSpec {
+    ServerSpec {
+        root_markers: strs(PYTHON_ROOTS),
+        settings: json!({
+            "python": {},
+            "basedpyright": { "analysis": analysis() },
+        }),
+        wait: wait(),
+        install_hint: "pip install basedpyright".into(),
+        ..entry(
+            BASEDPYRIGHT,
+            "basedpyright-langserver",
+            &["--stdio"],
+            languages::PYTHON,
+            "python",
+        )
+    }
+}
+
+/// What an untrusted project may set: the `workspace/configuration` sections (each
+/// server reads its own `*.analysis`; both read `python.analysis`). Not
+/// `python.pythonPath` and `venvPath`/`venv` (an interpreter pyright runs to find its
+/// search paths). Neither reads initialization options.
+pub(super) const ALLOWED: AllowList = AllowList {
+    settings: SETTINGS,
+    initialization_options: &[],
+};
+
+const SETTINGS: &[(&str, Allow)] = &[
+    ("python.analysis.typeCheckingMode", Allow::Value),
+    ("python.analysis.diagnosticMode", Allow::Value),
+    ("python.analysis.autoSearchPaths", Allow::Value),
+    ("python.analysis.useLibraryCodeForTypes", Allow::Value),
+    ("python.analysis.diagnosticSeverityOverrides", Allow::Tree),
+    ("python.analysis.autoImportCompletions", Allow::Value),
+    ("python.analysis.logLevel", Allow::Value),
+    ("python.analysis.extraPaths", Allow::InsidePaths),
+    ("python.analysis.stubPath", Allow::InsidePaths),
+    ("python.analysis.include", Allow::InsidePaths),
+    ("python.analysis.exclude", Allow::InsidePaths),
+    ("python.analysis.ignore", Allow::InsidePaths),
+    ("pyright.disableLanguageServices", Allow::Value),
+    ("pyright.disableOrganizeImports", Allow::Value),
+    ("pyright.disableTaggedHints", Allow::Value),
+    ("basedpyright.analysis.typeCheckingMode", Allow::Value),
+    ("basedpyright.analysis.diagnosticMode", Allow::Value),
+    ("basedpyright.analysis.autoSearchPaths", Allow::Value),
+    ("basedpyright.analysis.useLibraryCodeForTypes", Allow::Value),
+    (
+        "basedpyright.analysis.diagnosticSeverityOverrides",
+        Allow::Tree,
+    ),
+    ("basedpyright.analysis.autoImportCompletions", Allow::Value),
+    ("basedpyright.analysis.logLevel", Allow::Value),
+    ("basedpyright.analysis.extraPaths", Allow::InsidePaths),
+    ("basedpyright.analysis.stubPath", Allow::InsidePaths),
+    ("basedpyright.analysis.include", Allow::InsidePaths),
+    ("basedpyright.analysis.exclude", Allow::InsidePaths),
+    ("basedpyright.analysis.ignore", Allow::InsidePaths),
+    ("basedpyright.disableLanguageServices", Allow::Value),
+    ("basedpyright.disableOrganizeImports", Allow::Value),
+    ("basedpyright.disableTaggedHints", Allow::Value),
+];
+
+/// The settings section holding a server's `analysis.diagnosticMode`.
+fn mode_section(name: &str) -> Option<&'static str> {
+    match name {
+        PYRIGHT => Some("python"),
+        BASEDPYRIGHT => Some("basedpyright"),
+        _ => None,
+    }
+}
+
+/// Turn a server's project-wide analysis on or off (`project-wide` in a config file).
+/// Only pyright and basedpyright have one that lspgate drives: `diagnosticMode`
+/// `workspace` (every file analysed and published by the server) or `openFilesOnly`
+/// (only the files lspgate opens, its dependents found by a scan). Costs: the whole
+/// program in the server's memory, and a first analysis as long as the batch checker.
+pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
+    let Some(section) = mode_section(&spec.name) else {
+        if spec.origin == Origin::BuiltIn {
+            return Err(format!(
+                "{} has no project-wide mode lspgate can switch",
+                spec.name
+            ));
+        }
+        // A server a config adds that analyses its whole workspace by itself: only
+        // the waits need to know.
+        spec.wait.workspace_analysis = on;
+        return Ok(());
+    };
+    let mode = if on { "workspace" } else { "openFilesOnly" };
+    let mut node = &mut spec.settings;
+    for key in [section, "analysis"] {
+        // A config may have put anything here; an object it must be.
+        if !node.is_object() {
+            *node = json!({});
+        }
+        node = node
+            .as_object_mut()
+            .map(|map| map.entry(key).or_insert(Value::Null))
+            .ok_or_else(|| format!("{}: settings are not a table", spec.name))?;
+    }
+    if !node.is_object() {
+        *node = json!({});
+    }
+    if let Some(map) = node.as_object_mut() {
+        map.insert("diagnosticMode".into(), json!(mode));
+    }
+    spec.wait.workspace_analysis = on;
+    Ok(())
+}
+
+/// Whether the server analyses its whole workspace, as its settings now say: a
+/// config may have set pyright's `diagnosticMode` directly.
+pub fn reconcile_project_wide(spec: &mut ServerSpec) {
+    if let Some(section) = mode_section(&spec.name) {
+        let key = format!("{section}.analysis.diagnosticMode");
+        spec.wait.workspace_analysis = spec.setting(Some(&key)) == "workspace";
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::builtin;
+    use super::*;
+
+    #[test]
+    fn the_project_wide_mode_switches_pyright_between_workspace_and_open_files() {
+        let mut pyright = builtin().remove(0);
+        assert!(pyright.wait.workspace_analysis);
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "workspace"
+        );
+        assert_eq!(set_project_wide(&mut pyright, false), Ok(()));
+        assert!(!pyright.wait.workspace_analysis);
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "openFilesOnly"
+        );
+        pyright.settings = json!({ "python": "not a table" });
+        assert_eq!(set_project_wide(&mut pyright, true), Ok(()));
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            "workspace"
+        );
+        let mut clangd = builtin()
+            .into_iter()
+            .find(|s| s.name == "clangd")
+            .expect("clangd is built in");
+        assert!(super::super::set_project_wide(&mut clangd, true).is_err());
+        let mut gopls = builtin()
+            .into_iter()
+            .find(|s| s.name == "gopls")
+            .expect("gopls is built in");
+        assert_eq!(super::super::set_project_wide(&mut gopls, false), Ok(()));
+        assert!(!gopls.wait.workspace_analysis);
+    }
+}

@@ -1,0 +1,68 @@
+//! The Python servers besides pyright: the type checkers ty and pyrefly (after
+//! pyright and basedpyright in preference order, and like them checkers, so only one
+//! runs) and the linter ruff, which runs beside the checker. How each delivers its
+//! diagnostics was measured in `research/servers-python-ts.md`; the waits below
+//! follow it. An untrusted project may set none of their settings yet.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::pyright::PYTHON_ROOTS;
+use super::{Coverage, Dependents, Role, ServerSpec, WaitProfile, entry, languages, strs};
+
+fn python_roots(own: &[&str]) -> Vec<String> {
+    own.iter()
+        .chain(PYTHON_ROOTS)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+pub(super) fn ty() -> ServerSpec {
+    ServerSpec {
+        root_markers: python_roots(&["ty.toml"]),
+        // ty reads its settings from the `ty` section; it rejects them as
+        // initialization options (a showMessage warning).
+        settings: json!({ "ty": {} }),
+        // ty registers pull dynamically when the client can pull, and then stops
+        // publishing; a pull of a file it has open answers in 1-2 ms.
+        wait: WaitProfile::pull_final(),
+        install_hint: "pip install ty".into(),
+        ..entry("ty", "ty", &["server"], languages::PYTHON, "python")
+    }
+}
+
+pub(super) fn pyrefly() -> ServerSpec {
+    ServerSpec {
+        root_markers: python_roots(&["pyrefly.toml"]),
+        settings: json!({ "python": {} }),
+        // pyrefly pushes only, versioned, and after a save republishes an open
+        // dependent first with its old diagnostics (+1.5 ms), then rechecks under
+        // a "Pyrefly: Rechecking" progress and publishes again: the quiet period
+        // must outlast the gap before that progress begins, and a positive sign
+        // (our version) is not enough on its own.
+        wait: WaitProfile {
+            quiet: Duration::from_millis(150),
+            ..WaitProfile::default()
+        },
+        install_hint: "pip install pyrefly".into(),
+        ..entry("pyrefly", "pyrefly", &["lsp"], languages::PYTHON, "python")
+    }
+}
+
+pub(super) fn ruff() -> ServerSpec {
+    ServerSpec {
+        root_markers: strs(&["ruff.toml", ".ruff.toml", "pyproject.toml"]),
+        // Pull only when the client can pull (0.5-2 ms), no publishes.
+        wait: WaitProfile::pull_final(),
+        install_hint: "pip install ruff".into(),
+        coverage: Coverage {
+            role: Role::Linter,
+            config_files: strs(&["ruff.toml", ".ruff.toml", "pyproject.toml:[tool.ruff"]),
+            needs_config: false,
+            dependents: Dependents::None,
+            why: None,
+        },
+        ..entry("ruff", "ruff", &["server"], languages::PYTHON, "python")
+    }
+}

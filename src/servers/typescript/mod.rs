@@ -1,0 +1,189 @@
+//! The TypeScript family: typescript-language-server (which runs TypeScript 6's
+//! `tsserver.js`), TypeScript 7's own server (`tsc --lsp --stdio` from
+//! `typescript@7`, `tsgo --lsp --stdio` from `@typescript/native-preview`) and
+//! ESLint, which runs beside either. This file holds their entries, their waits and
+//! what an untrusted project may set for them; [`choice`] decides which TypeScript
+//! server checks a workspace, and pins typescript-language-server's tsserver in an
+//! untrusted one; [`project`] lists the files a TypeScript 7 project is asked about.
+//!
+//! Measured facts the waits rely on (`research/servers-python-ts.md`):
+//! - typescript-language-server publishes 300–800 ms after a change (its geterr
+//!   debounce), with no versions, and not at all for a file that stays clean. So its
+//!   diagnostics are asked of tsserver directly (`tsserver_pull`: the
+//!   `typescript.tsserverRequest` command with the three `*DiagnosticsSync`
+//!   commands, whose answer is final), and without that command an open file with no
+//!   publish 900 ms after the change counts as unchanged.
+//! - TypeScript 7's server is pull only (it publishes nothing for source files even
+//!   unasked), a pull answer is final, and it sends no refresh; it answers a pull for
+//!   a closed file of its tsconfig project exactly, in milliseconds, so every file of
+//!   the project is pulled as a dependent ([`project::project_files`]).
+//! - tsserver's automatic typings acquisition runs npm (through a shell, from
+//!   `npmLocation`), fetches packages and writes `~/.cache/typescript`: not for a
+//!   check, so it is off.
+
+pub mod choice;
+pub mod project;
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{
+    Allow, AllowList, Coverage, Dependents, Role, ServerSpec, WaitProfile, entry, languages, strs,
+};
+
+pub use choice::{choose, installed_tsserver, permitted, pin_tsserver};
+pub use project::{MAX_PROJECT_FILES, project_files};
+
+/// typescript-language-server's entry name.
+pub(crate) const TSLS: &str = "typescript-language-server";
+
+/// The name of the TypeScript 7 entry; [`choose`] chooses its program.
+pub const TSGO: &str = "tsgo";
+
+/// Where a TypeScript project's root is.
+const ROOTS: &[&str] = &["tsconfig.json", "jsconfig.json", "package.json"];
+
+pub(super) fn typescript_language_server() -> ServerSpec {
+    ServerSpec {
+        root_markers: strs(ROOTS),
+        // `tsserver.path` is pinned by `config` (see `pin_tsserver`) unless the
+        // project is trusted.
+        initialization_options: Some(json!({
+            "preferences": {},
+            "disableAutomaticTypingAcquisition": true,
+        })),
+        wait: WaitProfile {
+            versioned_publish: false,
+            quiet: Duration::from_millis(300),
+            tsserver_pull: true,
+            refresh_is_news: false,
+            unpublished_after: Duration::from_millis(900),
+            ..WaitProfile::default()
+        },
+        install_hint: "npm install -g typescript-language-server typescript@6".into(),
+        ..entry(
+            TSLS,
+            "typescript-language-server",
+            &["--stdio"],
+            languages::TYPESCRIPT,
+            "typescript",
+        )
+    }
+}
+
+pub(super) fn tsgo() -> ServerSpec {
+    ServerSpec {
+        // `choose` replaces the command with the program it picked: the project's
+        // `tsc` (TypeScript 7, trusted workspace) or an installed one.
+        root_markers: strs(ROOTS),
+        wait: WaitProfile::pull_final(),
+        install_hint: "npm install -g @typescript/native-preview (TypeScript 7 as `tsgo`), \
+                       or trust a project that has typescript@7"
+            .into(),
+        coverage: Coverage {
+            dependents: Dependents::Project,
+            ..Coverage::default()
+        },
+        ..entry(
+            TSGO,
+            "tsgo",
+            &["--lsp", "--stdio"],
+            languages::TYPESCRIPT,
+            "typescript",
+        )
+    }
+}
+
+/// ESLint's configuration files, flat and legacy.
+const ESLINT_CONFIGS: &[&str] = &[
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "eslint.config.cjs",
+    "eslint.config.ts",
+    "eslint.config.mts",
+    "eslint.config.cts",
+    ".eslintrc",
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    ".eslintrc.json",
+    ".eslintrc.yaml",
+    ".eslintrc.yml",
+    "package.json:\"eslintConfig\"",
+];
+
+/// ESLint, a linter beside the TypeScript server, only where the project configures
+/// it: without a config it has no rules to apply, and errors out. Pull only, like
+/// TypeScript 7.
+pub(super) fn eslint() -> ServerSpec {
+    ServerSpec {
+        root_markers: ESLINT_CONFIGS
+            .iter()
+            .filter(|m| !m.contains(':'))
+            .chain(&["package.json"])
+            .map(|s| s.to_string())
+            .collect(),
+        // vscode-eslint-language-server asks for section "" (the whole object)
+        // per document, and fails a document whose settings lack these keys.
+        settings: json!({
+            "validate": "on",
+            "run": "onType",
+            "packageManager": "npm",
+            "useESLintClass": false,
+            "experimental": {},
+            "nodePath": null,
+            "workingDirectory": { "mode": "location" },
+            "problems": { "shortenToSingleLine": false },
+            "rulesCustomizations": [],
+            "quiet": false,
+            "onIgnoredFiles": "off",
+            "options": {},
+            "format": false,
+            "codeAction": {
+                "disableRuleComment": { "enable": false, "location": "separateLine" },
+                "showDocumentation": { "enable": false },
+            },
+            "codeActionOnSave": { "enable": false, "mode": "all" },
+        }),
+        wait: WaitProfile::pull_final(),
+        install_hint: "npm install -g vscode-langservers-extracted eslint".into(),
+        coverage: Coverage {
+            role: Role::Linter,
+            config_files: strs(ESLINT_CONFIGS),
+            needs_config: true,
+            dependents: Dependents::None,
+            why: None,
+        },
+        ..entry(
+            "eslint",
+            "vscode-eslint-language-server",
+            &["--stdio"],
+            languages::TYPESCRIPT,
+            "javascript",
+        )
+    }
+}
+
+/// What an untrusted project may set for typescript-language-server. Not
+/// `tsserver.*` (which tsserver runs, its log files), `npmLocation` (run through a
+/// shell by tsserver's typings installer), `disableAutomaticTypingAcquisition` (the
+/// installer fetches and writes outside the workspace), `plugins`,
+/// `maxTsServerMemory` (an argument of node).
+pub(super) const TSLS_ALLOWED: AllowList = AllowList {
+    settings: &[
+        ("typescript.format", Allow::Tree),
+        ("javascript.format", Allow::Tree),
+        ("typescript.inlayHints", Allow::Tree),
+        ("javascript.inlayHints", Allow::Tree),
+        ("typescript.preferences", Allow::Tree),
+        ("javascript.preferences", Allow::Tree),
+        ("implicitProjectConfiguration", Allow::Tree),
+        ("diagnostics.ignoredCodes", Allow::Value),
+        ("completions.completeFunctionCalls", Allow::Value),
+    ],
+    initialization_options: &[
+        ("preferences", Allow::Tree),
+        ("locale", Allow::Value),
+        ("completionDisableFilterText", Allow::Value),
+    ],
+};

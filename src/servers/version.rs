@@ -1,0 +1,166 @@
+//! How `lspgate servers` learns an installed server's version without starting it
+//! as a server: from its package when it is a script (an npm package's
+//! `package.json`, a PyPI distribution's `*.dist-info`), else from the first line of
+//! what it prints for the arguments its family gives ([`version_args`]); `doctor`
+//! runs those, in parallel and under a deadline.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Bytes of a script read for its interpreter line and its imports.
+const SCRIPT_HEAD_LIMIT: u64 = 4096;
+
+/// Longest version string kept; anything longer is not a version line.
+const MAX_VERSION_CHARS: usize = 120;
+
+/// The arguments that print the version of the program at `path`: `--version`,
+/// unless its family says otherwise (gopls).
+pub fn version_args(path: &Path) -> &'static [&'static str] {
+    match path.file_name().and_then(OsStr::to_str) {
+        Some(super::gopls::GOPLS) => super::gopls::VERSION_ARGS,
+        _ => &["--version"],
+    }
+}
+
+/// The version of the program at `path` read from its package, without running it:
+/// the only way for the servers with no `--version` (see `pyright`).
+pub fn from_package(path: &Path) -> Option<String> {
+    npm_package_version(path).or_else(|| pip_package_version(path))
+}
+
+/// The version of an npm-installed server, read from its package's `package.json`
+/// without running it. Servers written for node are scripts inside their package
+/// (`/usr/bin/pyright-langserver` → `.../node_modules/pyright/langserver.index.js`).
+fn npm_package_version(path: &Path) -> Option<String> {
+    let script = path.canonicalize().ok()?;
+    // A `.js` file, or an extensionless `#!/usr/bin/env node` one (`bin/tsgo`,
+    // vscode-langservers-extracted's `bin/vscode-eslint-language-server`).
+    let node_shebang = || {
+        let mut head = [0u8; 64];
+        let n = File::open(&script)
+            .and_then(|mut f| f.read(&mut head))
+            .unwrap_or(0);
+        let first = String::from_utf8_lossy(&head[..n]);
+        first.starts_with("#!") && first.lines().next().is_some_and(|l| l.ends_with("node"))
+    };
+    let is_script = matches!(
+        script.extension().and_then(OsStr::to_str),
+        Some("js" | "mjs" | "cjs")
+    ) || (script.extension().is_none() && node_shebang());
+    if !is_script {
+        return None;
+    }
+    // The package root is a few levels up at most (`lib/cli.mjs`, `dist/bin/x.js`);
+    // stop at `node_modules` so another package's manifest is never read.
+    for dir in script.ancestors().skip(1).take(4) {
+        if dir.file_name() == Some(OsStr::new("node_modules")) {
+            return None;
+        }
+        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            continue;
+        };
+        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+        return manifest
+            .get("version")
+            .and_then(serde_json::Value::as_str)
+            .and_then(version_line);
+    }
+    None
+}
+
+/// The version of a server installed from PyPI whose entry point is a Python script
+/// (`#!/venv/bin/python3`, `from basedpyright.langserver import main`), read from
+/// its distribution's `PKG-VERSION.dist-info` beside the package, without running
+/// it.
+fn pip_package_version(path: &Path) -> Option<String> {
+    let mut head = String::new();
+    File::open(path)
+        .ok()?
+        .take(SCRIPT_HEAD_LIMIT)
+        .read_to_string(&mut head)
+        .ok()?;
+    let interpreter = head.lines().next()?.strip_prefix("#!")?.trim();
+    if !Path::new(interpreter)
+        .file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|n| n.starts_with("python"))
+    {
+        return None;
+    }
+    let package = head.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("from ")?;
+        let module = rest.split_whitespace().next()?;
+        module.split('.').next().map(str::to_string)
+    })?;
+    // `<env>/bin/python3` → `<env>/lib/python3.X/site-packages`.
+    let env = Path::new(interpreter).parent()?.parent()?;
+    let prefix = format!("{}-", package.replace('-', "_"));
+    for lib in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
+        let site = lib.path().join("site-packages");
+        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(version) = name
+                .strip_suffix(".dist-info")
+                .and_then(|n| n.strip_prefix(&prefix))
+            {
+                return version_line(version);
+            }
+        }
+    }
+    None
+}
+
+/// The first non-empty line of some output, if it is short enough to be a version.
+pub fn version_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    (line.chars().count() <= MAX_VERSION_CHARS).then(|| line.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    /// An executable shell script in `dir`.
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn npm_version_from_the_package_manifest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let package = dir.path().join("node_modules/pyright");
+        std::fs::create_dir_all(package.join("dist")).expect("mkdir");
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"name": "pyright", "version": "1.1.414"}"#,
+        )
+        .expect("write manifest");
+        let entry = script(&package, "langserver.index.js", "exit 1");
+        let bin = dir.path().join("pyright-langserver");
+        std::os::unix::fs::symlink(&entry, &bin).expect("symlink");
+        assert_eq!(npm_package_version(&bin).as_deref(), Some("1.1.414"));
+        // Not a node script: run it instead.
+        let native = script(dir.path(), "native", "echo 1");
+        assert_eq!(npm_package_version(&native), None);
+        // No manifest inside the package: do not read one from elsewhere.
+        let loose = dir.path().join("node_modules/other");
+        std::fs::create_dir_all(&loose).expect("mkdir");
+        let loose = script(&loose, "cli.js", "exit 1");
+        assert_eq!(npm_package_version(&loose), None);
+    }
+
+    #[test]
+    fn version_line_skips_blank_lines_and_rejects_prose() {
+        assert_eq!(version_line("\n \n v1 \nx").as_deref(), Some("v1"));
+        assert_eq!(version_line(""), None);
+        assert_eq!(version_line(&"x".repeat(500)), None);
+    }
+}
