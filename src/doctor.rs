@@ -17,11 +17,12 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{self, ConfigError};
+use crate::paths::normalize;
 use crate::servers::{Origin, Role, ServerSpec, version};
 use crate::workspace;
 
@@ -235,21 +236,6 @@ fn resolve_file(workspace: &Path, run_dir: &Path, given: &Path) -> Result<PathBu
         });
     }
     Ok(path)
-}
-
-/// Drop `.` and resolve `..` lexically (the path may not exist yet).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The check's choice for `path`, with the reasons behind it.

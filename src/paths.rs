@@ -109,6 +109,21 @@ pub fn workspace_hash(workspace: &Path) -> String {
     format!("{hash:016x}")
 }
 
+/// `path` with `.` and `..` taken out, without asking the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -560,11 +560,9 @@ impl Daemon {
         announced
     }
 
-    /// Files the servers do not have open, created, changed or deleted since the last
-    /// run (`watch`): announced with `workspace/didChangeWatchedFiles`, each server
-    /// told of the files of its extensions. One walk per root, for the extensions of
-    /// all its servers.
-    fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
+    /// Each root of a live server, with the extensions of all its servers: what one
+    /// walk of the disk covers.
+    fn roots(&self) -> BTreeMap<PathBuf, HashSet<String>> {
         let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
         for i in self.pool.ids() {
             let server = self.pool.server(i);
@@ -573,6 +571,15 @@ impl Daemon {
                 .or_default()
                 .extend(server.spec().extensions.iter().cloned());
         }
+        roots
+    }
+
+    /// Files the servers do not have open, created, changed or deleted since the last
+    /// run (`watch`): announced with `workspace/didChangeWatchedFiles`, each server
+    /// told of the files of its extensions. One walk per root, for the extensions of
+    /// all its servers.
+    fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
+        let roots = self.roots();
         for (root, extensions) in roots {
             let changes = match self.watch.changes(&root, &extensions) {
                 Ok(changes) => changes,
@@ -617,14 +624,7 @@ impl Daemon {
     /// diagnostics held.
     fn after_run(&mut self, written: &[PathBuf]) {
         self.watch.touched(written);
-        let mut roots: BTreeMap<PathBuf, HashSet<String>> = BTreeMap::new();
-        for i in self.pool.ids() {
-            let server = self.pool.server(i);
-            roots
-                .entry(server.root().to_path_buf())
-                .or_default()
-                .extend(server.spec().extensions.iter().cloned());
-        }
+        let roots = self.roots();
         for (root, extensions) in roots {
             if !self.watch.knows(&root)
                 && let Err(why) = self.watch.changes(&root, &extensions)

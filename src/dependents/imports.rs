@@ -4,7 +4,9 @@
 //! dependents, which costs time, never a missed break.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::paths::normalize;
 
 use crate::servers::languages;
 
@@ -558,7 +560,7 @@ fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
     else {
         return (None, Vec::new());
     };
-    let Ok(config) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(&text)) else {
+    let Some(config) = crate::servers::typescript::project::parse_tsconfig(&text) else {
         return (None, Vec::new());
     };
     let options = &config["compilerOptions"];
@@ -581,81 +583,6 @@ fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
         .collect();
     let base_url = base_url.or_else(|| (!paths.is_empty()).then(|| root.to_path_buf()));
     (base_url, paths)
-}
-
-/// tsconfig is JSON with comments and trailing commas: both removed, strings kept.
-fn strip_jsonc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                out.extend(chars.next());
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for next in chars.by_ref() {
-                    if next == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = ' ';
-                for next in chars.by_ref() {
-                    if last == '*' && next == '/' {
-                        break;
-                    }
-                    last = next;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    // Trailing commas: a comma whose next non-space character closes.
-    let mut cleaned = String::with_capacity(out.len());
-    let chars: Vec<char> = out.chars().collect();
-    let mut in_string = false;
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '"' && (i == 0 || chars[i - 1] != '\\') {
-            in_string = !in_string;
-        }
-        if c == ',' && !in_string {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}') | Some(']')) {
-                continue;
-            }
-        }
-        cleaned.push(c);
-    }
-    cleaned
-}
-
-/// `path` with `.` and `..` taken out, without asking the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -709,7 +636,7 @@ mod tests {
     fn tsconfig_with_comments_and_trailing_commas() {
         let text = "{\n  // paths\n  \"compilerOptions\": { \"baseUrl\": \"./src\", /* x */ \"paths\": { \"@/*\": [\"lib/*\",], }, },\n  \"include\": [\"a//b\"]\n}";
         let value: serde_json::Value =
-            serde_json::from_str(&strip_jsonc(text)).expect("parses after stripping");
+            crate::servers::typescript::project::parse_tsconfig(text).expect("parses");
         assert_eq!(value["compilerOptions"]["baseUrl"], "./src");
         assert_eq!(value["include"][0], "a//b");
         assert_eq!(matches_pattern("@/*", "@/util/x"), Some("util/x"));

@@ -82,7 +82,7 @@ pub fn project_files(root: &Path, edited: &[&Path]) -> Option<Vec<PathBuf>> {
 /// The leading directories of a tsconfig's `include` patterns (`src/**/*` → `src`);
 /// empty when there is no `include`, or one pattern starts with a wildcard.
 fn include_dirs(tsconfig: &str) -> Vec<PathBuf> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&strip_comments(tsconfig)) else {
+    let Some(value) = parse_tsconfig(tsconfig) else {
         return Vec::new();
     };
     let Some(patterns) = value.get("include").and_then(|i| i.as_array()) else {
@@ -110,60 +110,10 @@ fn include_dirs(tsconfig: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// `//` and `/* */` comments and trailing commas removed, outside strings.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                out.extend(chars.next());
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    // Trailing commas: `,` followed by whitespace and `]` or `}`.
-    let mut cleaned = String::with_capacity(out.len());
-    let chars: Vec<char> = out.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if *c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some(']') | Some('}')) {
-                continue;
-            }
-        }
-        cleaned.push(*c);
-    }
-    cleaned
+/// A tsconfig.json (or jsconfig.json): JSON with comments and trailing commas, as
+/// TypeScript reads it. `None` when it does not parse even so.
+pub fn parse_tsconfig(text: &str) -> Option<serde_json::Value> {
+    jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default()).ok()
 }
 
 #[cfg(test)]
@@ -180,8 +130,8 @@ mod tests {
         assert!(include_dirs(r#"{"include": ["../x"]}"#).is_empty());
         assert!(include_dirs(r#"{"compilerOptions": {}}"#).is_empty());
         assert_eq!(
-            strip_comments("{\"a\": \"//not\", /* x */ \"b\": [1,],}"),
-            "{\"a\": \"//not\",  \"b\": [1]}"
+            parse_tsconfig("{\"a\": \"//not\", /* x */ \"b\": [1,],}"),
+            Some(serde_json::json!({ "a": "//not", "b": [1] }))
         );
     }
 
