@@ -119,6 +119,26 @@ mod python {
         );
     }
 
+    /// An error that stood before the edit is old, even in a file the edit reaches
+    /// (pyright re-checks it), and a harmless edit exits 0.
+    #[test]
+    fn an_error_that_stood_before_is_not_new() {
+        if !ready() {
+            return;
+        }
+        let out = edit("python", "app/helpers.py", "return 1", "return 1 + 0");
+        out.assert_code(0);
+        let report: Value = out.json();
+        let new = report["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|f| f["diagnostics"].as_array().into_iter().flatten())
+            .filter(|d| d["new"] == true)
+            .count();
+        assert_eq!(new, 0, "{out}");
+    }
+
     #[test]
     fn a_relative_import_is_a_dependent() {
         if !ready() {

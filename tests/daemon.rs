@@ -939,15 +939,14 @@ fn a_crash_looping_server_is_restarted_with_backoff() {
     assert_eq!(second.fake_pids().len(), 2, "{second}");
 
     // Runs during the backoff start nothing; the first after it restarts the server
-    // (and, its check crashing it again, does not restart it a second time).
+    // (and, its edit crashing it again, does not restart it a second time).
     let mut last = Some(second);
     let restarted = eventually(Duration::from_secs(20), || {
-        let run = last
-            .take()
-            .expect("the last run")
-            .again()
-            .args(["check", "a.fake"])
-            .run();
+        let run = write(
+            last.take().expect("the last run").again(),
+            "a.fake",
+            "ERROR three\n",
+        );
         run.assert_code(3);
         let done = run
             .notes()

@@ -1172,6 +1172,23 @@ fn fault_crash_on_change() {
     }
 }
 
+/// A check changes nothing, so it sends no change: the server's answer to the open
+/// stands (sending the text again makes pyright re-check every importer). A server
+/// that dies on any change is checked in full, by the one process it started as.
+#[test]
+fn a_check_sends_no_change() {
+    let out = Test::new()
+        .file("a.fake", "ERROR stood\n")
+        .fake_server(&["--mode", "crash-on-change"])
+        .args(["check", "a.fake"])
+        .args(FAST)
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: a.fake:1:1 [fake][E1] stood");
+    assert_eq!(out.fake_pids().len(), 1, "{out}");
+    assert!(out.notes().is_empty(), "{out}");
+}
+
 #[test]
 fn fault_stale_version() {
     let out = assert_unchecked("stale-version");
