@@ -159,7 +159,7 @@ pub fn settle_prefetching(
 /// Wait for a set of servers alone to settle (used for cold starts): initialised,
 /// no progress, quiet.
 pub fn settle_servers(pool: &mut Pool, servers: &[ServerId], deadline: Instant) -> Outcome {
-    settle_servers_quiet(pool, servers, deadline, false)
+    settle_servers_quiet(pool, servers, deadline, Quiet::Own)
 }
 
 /// [`settle_servers`] for servers that have just answered for every file of the run
@@ -171,33 +171,60 @@ pub fn settle_answered_servers(
     servers: &[ServerId],
     deadline: Instant,
 ) -> Outcome {
-    settle_servers_quiet(pool, servers, deadline, true)
+    settle_servers_quiet(pool, servers, deadline, Quiet::Confirmed)
+}
+
+/// [`settle_servers`] for cold servers analysing their workspace: one that has not
+/// shown the progress of such an analysis yet needs its `first_analysis_quiet`, as
+/// its analysis may not have begun.
+pub fn settle_first_analysis(pool: &mut Pool, servers: &[ServerId], deadline: Instant) -> Outcome {
+    settle_servers_quiet(pool, servers, deadline, Quiet::FirstAnalysis)
+}
+
+/// Which silence settles a server.
+#[derive(Clone, Copy)]
+enum Quiet {
+    Own,
+    Confirmed,
+    FirstAnalysis,
 }
 
 fn settle_servers_quiet(
     pool: &mut Pool,
     servers: &[ServerId],
     deadline: Instant,
-    answered: bool,
+    kind: Quiet,
 ) -> Outcome {
+    let settled = |pool: &Pool, i: ServerId, now: Instant| {
+        let s = pool.server(i);
+        let wait = &s.spec().wait;
+        let quiet = match kind {
+            Quiet::Own => wait.quiet,
+            Quiet::Confirmed => wait.confirmed_quiet(),
+            Quiet::FirstAnalysis if s.progress_ended() => wait.quiet,
+            Quiet::FirstAnalysis => wait.first_analysis_quiet.unwrap_or(wait.quiet),
+        };
+        s.is_dead() || (s.initialized() && s.settled_after(now, quiet))
+    };
     loop {
         let now = Instant::now();
-        let done = servers.iter().all(|&i| {
-            let s = pool.server(i);
-            let quiet = if answered {
-                s.spec().wait.confirmed_quiet()
-            } else {
-                s.spec().wait.quiet
-            };
-            s.is_dead() || (s.initialized() && s.settled_after(now, quiet))
-        });
+        let done = servers.iter().all(|&i| settled(pool, i, now));
         if done || now >= deadline {
             // What is still pending, when the deadline came first.
-            let unsettled = if done {
-                Vec::new()
-            } else {
-                explain(pool, &[], &[], servers, now)
-            };
+            let mut unsettled = Vec::new();
+            if !done {
+                unsettled = explain(pool, &[], &[], servers, now);
+                // Quiet by its own measure, not by the first analysis's.
+                for &i in servers {
+                    if !settled(pool, i, now) && !unsettled.iter().any(|u| u.server == i) {
+                        unsettled.push(Unsettled {
+                            server: i,
+                            path: None,
+                            reason: "no sign yet that its analysis of the workspace ran".into(),
+                        });
+                    }
+                }
+            }
             return Outcome {
                 fresh: Vec::new(),
                 unsettled,

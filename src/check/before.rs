@@ -155,6 +155,7 @@ pub(super) fn take(
     // Those that answered for files of the run just now need only the rest of that
     // burst; the others (nothing asked, or no answer) their full quiet.
     let analysing = workspace_servers(pool, groups);
+    let analysing_all = analysing.clone();
     let (answered, others): (Vec<ServerId>, Vec<ServerId>) = analysing.into_iter().partition(|s| {
         let mine = targets
             .iter()
@@ -173,6 +174,18 @@ pub(super) fn take(
         before
             .unsettled
             .extend(wait::settle_servers(pool, &others, deadline).unsettled);
+    }
+    // A cold one may have answered for its open files before its analysis of the
+    // workspace began: settled only once that analysis shows it ran.
+    let first: Vec<ServerId> = groups
+        .iter()
+        .filter(|g| g.cold)
+        .filter_map(|g| g.server)
+        .filter(|s| analysing_all.contains(s))
+        .collect();
+    if !first.is_empty() {
+        let settled = wait::settle_first_analysis(pool, &first, deadline);
+        before.unsettled.extend(settled.unsettled);
     }
     for g in groups.iter_mut() {
         g.before_server = g.server;

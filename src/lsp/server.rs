@@ -117,6 +117,9 @@ pub struct Server {
     diagnostics: Store,
     /// Work-done progress begun (or created, see `pyright`) and not ended, by token.
     pub(super) progress: HashMap<String, Progress>,
+    /// A work-done progress has ended since the server started: for a server
+    /// analysing its whole workspace, an analysis of more than the open files has run.
+    pub(super) progress_ended: bool,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     quiescent: Option<bool>,
     /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
@@ -220,6 +223,11 @@ impl Server {
     /// The work-done progress under way.
     pub fn progress(&self) -> impl Iterator<Item = &Progress> {
         self.progress.values()
+    }
+
+    /// Whether a work-done progress has ended since the server started.
+    pub fn progress_ended(&self) -> bool {
+        self.progress_ended
     }
 
     /// rust-analyzer said it is not quiescent (still loading or indexing).
@@ -327,6 +335,7 @@ impl Server {
             docs: HashMap::new(),
             diagnostics: Store::default(),
             progress: HashMap::new(),
+            progress_ended: false,
             quiescent: None,
             file_status: clangd::FileStatuses::default(),
             pulls_in_flight: HashSet::new(),

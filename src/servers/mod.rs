@@ -89,6 +89,10 @@ pub struct WaitProfile {
     /// a change when the files it was told of are republished and the work-done
     /// progress it created has ended (see `lsp`).
     pub workspace_analysis: bool,
+    /// With `workspace_analysis`: the silence that settles a cold server that has
+    /// not yet shown the progress of an analysis of its workspace, which may not have
+    /// begun (see `pyright`). `None`: its `quiet`.
+    pub first_analysis_quiet: Option<Duration>,
 }
 
 impl WaitProfile {
@@ -121,6 +125,7 @@ impl Default for WaitProfile {
             refresh_is_news: true,
             dependents_see_unsaved: true,
             workspace_analysis: false,
+            first_analysis_quiet: None,
         }
     }
 }

@@ -47,6 +47,14 @@ fn wait() -> WaitProfile {
         quiet: Duration::from_millis(60),
         refresh_is_news: false,
         workspace_analysis: true,
+        // Cold, its first publishes may come before the workspace analysis: the
+        // open files, checked while it still lists the workspace's files (Django:
+        // 1 s without a message), or the empty publishes of every file it found,
+        // some 40 ms before it creates the progress of their analysis (longer on a
+        // loaded machine). The progress ending is the sign that the analysis ran; a
+        // workspace small enough to be analysed in one slice shows none, and is
+        // settled by this silence instead.
+        first_analysis_quiet: Some(Duration::from_secs(1)),
         ..WaitProfile::default()
     }
 }

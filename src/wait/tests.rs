@@ -409,3 +409,61 @@ fn a_change_to_a_file_the_analyser_never_reported_is_owed_nothing() {
     let outcome = settle_servers(&mut pool, &[s], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
 }
+
+/// pyright, cold: its quiet is short, its first-analysis quiet long.
+fn analysing_cold() -> WaitProfile {
+    WaitProfile {
+        first_analysis_quiet: Some(LONG_QUIET),
+        ..analysing()
+    }
+}
+
+#[test]
+fn a_cold_analyser_that_answered_before_its_analysis_began_is_not_settled() {
+    // It checks the open file and publishes it, then lists the workspace's files in
+    // silence (Django: a second): its quiet passes, its analysis has not run.
+    let script: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(analysing_cold(), json!({}), script);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    // Its own quiet (60 ms) settles it; the first analysis's (5 s) does not.
+    assert!(settle_servers(&mut pool, &[s], within(1000)).complete());
+    let first = settle_first_analysis(&mut pool, &[s], within(500));
+    assert!(
+        !first.complete(),
+        "settled before its analysis showed it ran"
+    );
+}
+
+#[test]
+fn a_cold_analyser_whose_analysis_progress_ended_is_settled_by_its_quiet() {
+    let progress = |kind: &str| {
+        notification(
+            "$/progress",
+            json!({ "token": "analysis", "value": { "kind": kind, "title": "" } }),
+        )
+    };
+    let (begin, end) = (progress("begin"), progress("end"));
+    let script: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&other_path(), None, &[]));
+            peer.send(create_progress("analysis"));
+            peer.send(begin.clone());
+            peer.send(publish(&path(), Some(1), &[]));
+            peer.send(end.clone());
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(analysing_cold(), json!({}), script);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    // Well under the first-analysis quiet (5 s): the progress's end said it ran.
+    let first = settle_first_analysis(&mut pool, &[s], within(2000));
+    assert!(first.complete(), "{:?}", first.unsettled);
+    assert!(pool.server(s).progress_ended());
+}

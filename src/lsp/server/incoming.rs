@@ -127,7 +127,7 @@ fn progress(server: &mut Server, params: &Value) {
             }
         }
         Some("end") => {
-            server.progress.remove(&token);
+            server.progress_ended |= server.progress.remove(&token).is_some();
         }
         _ => {}
     }
