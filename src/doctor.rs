@@ -413,18 +413,9 @@ fn spawn_probe(index: usize, path: &Path) -> Option<Probe> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
     use crate::servers;
-
-    /// An executable shell script in `dir`.
-    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        path
-    }
+    use crate::servers::version::script;
 
     #[test]
     fn versions_first_line_failure_timeout_and_duplicates() {

@@ -118,20 +118,20 @@ pub fn version_line(text: &str) -> Option<String> {
     (line.chars().count() <= MAX_VERSION_CHARS).then(|| line.to_string())
 }
 
+/// An executable shell script in `dir`, standing in for a server's program in tests
+/// (here and in `doctor`).
+#[cfg(test)]
+pub(crate) fn script(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-    use std::path::PathBuf;
-
     use super::*;
-
-    /// An executable shell script in `dir`.
-    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        path
-    }
 
     #[test]
     fn npm_version_from_the_package_manifest() {
