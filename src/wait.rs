@@ -325,7 +325,16 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     if push.seq > t.trigger {
         return match (push.version, t.version) {
             (Some(got), Some(want)) if server.spec().wait.versioned_publish => {
-                if got == want {
+                // clangd: text sent again unchanged (the before view of a file whose
+                // includes changed behind its back) while it rebuilds the file for an
+                // earlier version publishes that version and goes idle, never ours:
+                // its inputs are the same. Once it is idle after our change, a publish
+                // after it of an earlier version with the same text is the answer.
+                let same_text = status.is_some_and(|s| s.idle)
+                    && server
+                        .doc(&t.path)
+                        .is_some_and(|d| d.version == want && (d.text_since..want).contains(&got));
+                if got == want || same_text {
                     Fresh::Confirmed
                 } else {
                     Fresh::No

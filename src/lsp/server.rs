@@ -66,6 +66,10 @@ pub struct Document {
     pub changed_at: u64,
     /// And the time: how long the server has held this text.
     pub changed_instant: Instant,
+    /// The first version with this text: a change that sends the same text again
+    /// gets a new version, and clangd may answer it with an earlier one's publish
+    /// (see `wait::freshness`).
+    pub text_since: i32,
 }
 
 /// One work-done progress under way: plain data, in `model`.
@@ -387,6 +391,9 @@ impl Server {
         let uri = uri::from_path(path);
         if let Some(doc) = self.docs.get_mut(path) {
             doc.version += 1;
+            if doc.text != text {
+                doc.text_since = doc.version;
+            }
             doc.text = text.to_string();
             doc.changed_at = clock;
             doc.changed_instant = Instant::now();
@@ -412,6 +419,7 @@ impl Server {
                 text: text.to_string(),
                 changed_at: clock,
                 changed_instant: Instant::now(),
+                text_since: 1,
             },
         );
         self.send(protocol::notification::<DidOpenTextDocument>(

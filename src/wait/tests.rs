@@ -467,3 +467,65 @@ fn a_cold_analyser_whose_analysis_progress_ended_is_settled_by_its_quiet() {
     assert!(first.complete(), "{:?}", first.unsettled);
     assert!(pool.server(s).progress_ended());
 }
+
+/// clangd, given the same text again while it rebuilds the file for the version it
+/// had (the includers of a header changed behind its back), publishes that earlier
+/// version and goes idle: the answer for our text. A changed text is not answered so.
+#[test]
+fn clangd_answers_the_same_text_again_with_the_earlier_version() {
+    let status = |state: &str| {
+        notification(
+            "textDocument/clangd.fileStatus",
+            json!({ "uri": uri::from_path(&path()), "state": state }),
+        )
+    };
+    let rebuilding: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+            peer.send(status("idle"));
+        }
+        if is(msg, "textDocument/didChange") {
+            // The rebuild of version 1 under way finishes; version 2 changes nothing.
+            peer.send(publish(&path(), Some(1), &["x"]));
+            peer.send(status("idle"));
+        }
+        true
+    });
+    let change = |pool: &mut Pool, s: ServerId, text: &str| {
+        let version = pool.open_or_change(s, &path(), text);
+        Target {
+            server: s,
+            path: path(),
+            trigger: pool.clock(),
+            trigger_at: Instant::now(),
+            version: Some(version),
+        }
+    };
+    let (mut pool, s) = pool_with(confirming(), json!({}), rebuilding);
+    let opened = open(&mut pool, s);
+    assert!(settle(&mut pool, &[opened], within(3000)).complete());
+    let same = change(&mut pool, s, "text");
+    let outcome = settle(&mut pool, &[same], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+
+    let stale: Script = Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") || is(msg, "textDocument/didChange") {
+            peer.send(publish(&path(), Some(1), &["x"]));
+            peer.send(notification(
+                "textDocument/clangd.fileStatus",
+                json!({ "uri": uri::from_path(&path()), "state": "idle" }),
+            ));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(confirming(), json!({}), stale);
+    let opened = open(&mut pool, s);
+    assert!(settle(&mut pool, &[opened], within(3000)).complete());
+    let other = change(&mut pool, s, "other text");
+    let outcome = settle(&mut pool, &[other], within(300));
+    assert_eq!(
+        outcome.fresh,
+        vec![false],
+        "an earlier text's publish is not ours"
+    );
+}
