@@ -208,23 +208,14 @@ fn settle_servers_quiet(
     };
     loop {
         let now = Instant::now();
-        let done = servers.iter().all(|&i| settled(pool, i, now));
-        if done || now >= deadline {
+        let busy: Vec<ServerId> = servers
+            .iter()
+            .copied()
+            .filter(|&i| !settled(pool, i, now))
+            .collect();
+        if busy.is_empty() || now >= deadline {
             // What is still pending, when the deadline came first.
-            let mut unsettled = Vec::new();
-            if !done {
-                unsettled = explain(pool, &[], &[], servers, now);
-                // Quiet by its own measure, not by the first analysis's.
-                for &i in servers {
-                    if !settled(pool, i, now) && !unsettled.iter().any(|u| u.server == i) {
-                        unsettled.push(Unsettled {
-                            server: i,
-                            path: None,
-                            reason: "no sign yet that its analysis of the workspace ran".into(),
-                        });
-                    }
-                }
-            }
+            let unsettled = explain(pool, &[], &[], &busy, now);
             return Outcome {
                 fresh: Vec::new(),
                 unsettled,
@@ -375,6 +366,8 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     }
 }
 
+/// Why each of `servers` (those the caller found not settled) and each target not
+/// fresh is still pending.
 fn explain(
     pool: &Pool,
     targets: &[Target],
@@ -420,6 +413,13 @@ fn explain(
                 server: i,
                 path: None,
                 reason,
+            });
+        } else {
+            // Quiet by its own measure, not by its first analysis's.
+            out.push(Unsettled {
+                server: i,
+                path: None,
+                reason: "no sign yet that its analysis of the workspace ran".into(),
             });
         }
     }

@@ -155,7 +155,6 @@ pub(super) fn take(
     // Those that answered for files of the run just now need only the rest of that
     // burst; the others (nothing asked, or no answer) their full quiet.
     let analysing = workspace_servers(pool, groups);
-    let analysing_all = analysing.clone();
     let (answered, others): (Vec<ServerId>, Vec<ServerId>) = analysing.into_iter().partition(|s| {
         let mine = targets
             .iter()
@@ -177,11 +176,9 @@ pub(super) fn take(
     }
     // A cold one may have answered for its open files before its analysis of the
     // workspace began: settled only once that analysis shows it ran.
-    let first: Vec<ServerId> = groups
-        .iter()
-        .filter(|g| g.cold)
-        .filter_map(|g| g.server)
-        .filter(|s| analysing_all.contains(s))
+    let first: Vec<ServerId> = workspace_servers(pool, groups)
+        .into_iter()
+        .filter(|&s| groups.iter().any(|g| g.cold && g.server == Some(s)))
         .collect();
     if !first.is_empty() {
         let settled = wait::settle_first_analysis(pool, &first, deadline);

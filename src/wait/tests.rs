@@ -100,13 +100,37 @@ fn publish(path: &Path, version: Option<i32>, messages: &[&str]) -> Message {
     notification("textDocument/publishDiagnostics", params)
 }
 
+/// clangd's `textDocument/clangd.fileStatus` for the file.
+fn file_status(state: &str) -> Message {
+    notification(
+        "textDocument/clangd.fileStatus",
+        json!({ "uri": uri::from_path(&path()), "state": state }),
+    )
+}
+
+/// A server that answers the file's open with an empty publish of version 1.
+fn publishes_the_open() -> Script {
+    Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        true
+    })
+}
+
 fn is(msg: &Message, method: &str) -> bool {
     matches!(msg, Message::Notification(n) if n.method == method)
 }
 
 /// Open the file with a new version and return the target a wait would have.
 fn open(pool: &mut Pool, s: ServerId) -> Target {
-    let version = pool.open_or_change(s, &path(), "text");
+    change_to(pool, s, "text")
+}
+
+/// Open or change the file to `text` with a new version; the target a wait would
+/// have.
+fn change_to(pool: &mut Pool, s: ServerId, text: &str) -> Target {
+    let version = pool.open_or_change(s, &path(), text);
     Target {
         server: s,
         path: path(),
@@ -209,17 +233,11 @@ fn an_unversioned_publish_is_taken_only_after_the_full_quiet() {
 
 #[test]
 fn clangd_idle_after_our_publish_confirms_and_busy_does_not() {
-    let status = |state: &str| {
-        notification(
-            "textDocument/clangd.fileStatus",
-            json!({ "uri": uri::from_path(&path()), "state": state }),
-        )
-    };
     let busy: Script = Box::new(move |msg, peer| {
         if is(msg, "textDocument/didOpen") {
-            peer.send(status("parsing includes, running Update"));
+            peer.send(file_status("parsing includes, running Update"));
             peer.send(publish(&path(), Some(1), &["x"]));
-            peer.send(status("running Build AST"));
+            peer.send(file_status("running Build AST"));
         }
         true
     });
@@ -234,9 +252,9 @@ fn clangd_idle_after_our_publish_confirms_and_busy_does_not() {
 
     let idle: Script = Box::new(move |msg, peer| {
         if is(msg, "textDocument/didOpen") {
-            peer.send(status("parsing includes, running Update"));
+            peer.send(file_status("parsing includes, running Update"));
             peer.send(publish(&path(), Some(1), &["x"]));
-            peer.send(status("idle"));
+            peer.send(file_status("idle"));
         }
         true
     });
@@ -390,12 +408,7 @@ fn a_change_told_to_a_workspace_analyser_is_owed_a_publish() {
 fn a_change_to_a_file_the_analyser_never_reported_is_owed_nothing() {
     // pyright never publishes files its configuration excludes: waiting for one
     // would wait out the deadline on every run.
-    let script: Script = Box::new(|msg, peer| {
-        if is(msg, "textDocument/didOpen") {
-            peer.send(publish(&path(), Some(1), &[]));
-        }
-        true
-    });
+    let script = publishes_the_open();
     let (mut pool, s) = pool_with(analysing(), json!({}), script);
     let target = open(&mut pool, s);
     assert!(settle(&mut pool, &[target], within(3000)).complete());
@@ -422,12 +435,7 @@ fn analysing_cold() -> WaitProfile {
 fn a_cold_analyser_that_answered_before_its_analysis_began_is_not_settled() {
     // It checks the open file and publishes it, then lists the workspace's files in
     // silence (Django: a second): its quiet passes, its analysis has not run.
-    let script: Script = Box::new(|msg, peer| {
-        if is(msg, "textDocument/didOpen") {
-            peer.send(publish(&path(), Some(1), &[]));
-        }
-        true
-    });
+    let script = publishes_the_open();
     let (mut pool, s) = pool_with(analysing_cold(), json!({}), script);
     let target = open(&mut pool, s);
     assert!(settle(&mut pool, &[target], within(3000)).complete());
@@ -473,55 +481,36 @@ fn a_cold_analyser_whose_analysis_progress_ended_is_settled_by_its_quiet() {
 /// version and goes idle: the answer for our text. A changed text is not answered so.
 #[test]
 fn clangd_answers_the_same_text_again_with_the_earlier_version() {
-    let status = |state: &str| {
-        notification(
-            "textDocument/clangd.fileStatus",
-            json!({ "uri": uri::from_path(&path()), "state": state }),
-        )
-    };
     let rebuilding: Script = Box::new(move |msg, peer| {
         if is(msg, "textDocument/didOpen") {
             peer.send(publish(&path(), Some(1), &[]));
-            peer.send(status("idle"));
+            peer.send(file_status("idle"));
         }
         if is(msg, "textDocument/didChange") {
             // The rebuild of version 1 under way finishes; version 2 changes nothing.
             peer.send(publish(&path(), Some(1), &["x"]));
-            peer.send(status("idle"));
+            peer.send(file_status("idle"));
         }
         true
     });
-    let change = |pool: &mut Pool, s: ServerId, text: &str| {
-        let version = pool.open_or_change(s, &path(), text);
-        Target {
-            server: s,
-            path: path(),
-            trigger: pool.clock(),
-            trigger_at: Instant::now(),
-            version: Some(version),
-        }
-    };
     let (mut pool, s) = pool_with(confirming(), json!({}), rebuilding);
     let opened = open(&mut pool, s);
     assert!(settle(&mut pool, &[opened], within(3000)).complete());
-    let same = change(&mut pool, s, "text");
+    let same = change_to(&mut pool, s, "text");
     let outcome = settle(&mut pool, &[same], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
 
     let stale: Script = Box::new(move |msg, peer| {
         if is(msg, "textDocument/didOpen") || is(msg, "textDocument/didChange") {
             peer.send(publish(&path(), Some(1), &["x"]));
-            peer.send(notification(
-                "textDocument/clangd.fileStatus",
-                json!({ "uri": uri::from_path(&path()), "state": "idle" }),
-            ));
+            peer.send(file_status("idle"));
         }
         true
     });
     let (mut pool, s) = pool_with(confirming(), json!({}), stale);
     let opened = open(&mut pool, s);
     assert!(settle(&mut pool, &[opened], within(3000)).complete());
-    let other = change(&mut pool, s, "other text");
+    let other = change_to(&mut pool, s, "other text");
     let outcome = settle(&mut pool, &[other], within(300));
     assert_eq!(
         outcome.fresh,
