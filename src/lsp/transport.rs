@@ -418,7 +418,7 @@ fn trace(dir: &str, msg: &Message) {
     {
         let text = serde_json::to_string(msg).unwrap_or_default();
         let mut text = text;
-        truncate_chars(&mut text, 2000);
+        truncate_chars(&mut text, 64 * 1024);
         let _ = writeln!(
             f,
             "{:?} {dir} {text}",

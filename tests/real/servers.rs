@@ -388,6 +388,15 @@ fn rust_analyzer_one_line_per_broken_call() {
              pub fn three() -> String {\n    greet(\"three\")\n}\n";
     let out = workspace(&RUST_ANALYZER, &[])
         .file("src/b.rs", b)
+        // rust-analyzer 1.95 checks the lib and its test target at once and, about one
+        // run in seven, ends the flycheck by republishing b.rs with one call's rustc
+        // diagnostics missing (seen in a trace: 3, 9, then 6 of 9); nothing follows.
+        // One target leaves nothing to race; this test is about folding, not targets.
+        .file(
+            ".lspgate.toml",
+            "[server.rust-analyzer.initialization-options]\n\
+             checkOnSave = true\ncheck = { allTargets = false }\n",
+        )
         .args(edit_args(&RUST_ANALYZER.breaking, false, &[]))
         .run();
     out.assert_code(1);

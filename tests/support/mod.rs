@@ -307,6 +307,11 @@ impl Test {
                 "LSPGATE_CONFIG",
                 self.private("config").join("lspgate/config.toml"),
             );
+        // The one way in for a developer: LSPGATE_TEST_TRACE=FILE traces the servers'
+        // messages of every run (LSPGATE_TRACE itself is cleared above).
+        if let Some(trace) = env::var_os("LSPGATE_TEST_TRACE") {
+            cmd.env("LSPGATE_TRACE", trace);
+        }
         for (key, value) in &self.env {
             match value {
                 Some(value) => cmd.env(key, value),
