@@ -406,6 +406,8 @@ fn explain(
                 format!("still analysing: no word yet on {}{more}", path.display())
             } else if s.indexing() {
                 "still indexing".to_string()
+            } else if s.owes_check() {
+                "its check of the project after the save has not run yet".to_string()
             } else {
                 "still sending diagnostics".to_string()
             };

@@ -4,8 +4,9 @@
 //! nothing the edit changed), and through a deleted module. Each run is cold
 //! (`--no-daemon`), so the before view and the dependents come from scratch.
 //!
-//! pyright finds the dependents by its own workspace analysis; typescript-language-
-//! server's are found by lspgate's scan of the import graph and opened.
+//! pyright finds the dependents by its own workspace analysis, rust-analyzer by its
+//! check of the crate after a save; typescript-language-server's are found by
+//! lspgate's scan of the import graph and opened.
 
 use std::{fs, path::Path, time::Duration};
 
@@ -235,5 +236,42 @@ mod typescript {
         }
         let out = delete("typescript", "src/gone.ts");
         assert_eq!(broken_files(&out), ["src/uses-gone.ts"], "{out}");
+    }
+}
+
+mod rust {
+    use super::*;
+
+    fn ready() -> bool {
+        require_server("rust-analyzer") && require_server("cargo")
+    }
+
+    #[test]
+    fn a_changed_signature_breaks_a_caller_nobody_opened() {
+        if !ready() {
+            return;
+        }
+        let out = edit(
+            "rust",
+            "src/shapes.rs",
+            "area(w: u32, h: u32)",
+            "area(w: u32, h: u32, d: u32)",
+        );
+        // report.rs is never opened: rust-analyzer's check of the crate after the
+        // save names it.
+        assert_eq!(broken_files(&out), ["src/report.rs"], "{out}");
+    }
+
+    #[test]
+    fn a_deleted_module_breaks_its_declaration() {
+        if !ready() {
+            return;
+        }
+        // No file is saved: the check of the crate is asked for.
+        let out = delete("rust", "src/gone.rs");
+        assert!(
+            broken_files(&out).contains(&"src/lib.rs".to_string()),
+            "{out}"
+        );
     }
 }

@@ -68,7 +68,7 @@ pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_al
     for g in groups {
         // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
-        let listed_only = g.spec.wait.workspace_analysis;
+        let listed_only = g.spec.wait.reports_unopened();
         if g.server.is_none()
             || (listed_only && !list_all)
             || !g.dependents.is_empty()
@@ -178,7 +178,11 @@ pub(super) fn take(
     // workspace began: settled only once that analysis shows it ran.
     let first: Vec<ServerId> = workspace_servers(pool, groups)
         .into_iter()
-        .filter(|&s| groups.iter().any(|g| g.cold && g.server == Some(s)))
+        .filter(|&s| {
+            groups
+                .iter()
+                .any(|g| g.cold && g.server == Some(s) && g.spec.wait.workspace_analysis)
+        })
         .collect();
     if !first.is_empty() {
         let settled = wait::settle_first_analysis(pool, &first, deadline);
@@ -279,11 +283,12 @@ fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
     Some(sync(pool, s, &path, &text))
 }
 
-/// The live servers of `groups` that analyse their whole workspace.
+/// The live servers of `groups` that analyse their whole workspace, or check it
+/// after a save.
 pub(super) fn workspace_servers(pool: &Pool, groups: &[Group]) -> Vec<ServerId> {
     groups
         .iter()
-        .filter(|g| g.spec.wait.workspace_analysis)
+        .filter(|g| g.spec.wait.reports_unopened())
         .filter_map(|g| g.server)
         .filter(|&s| !pool.server(s).is_dead())
         .collect()

@@ -40,6 +40,7 @@ pub(super) fn notify(
     for g in groups {
         let Some(s) = g.server else { continue };
         let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
+        let mut saved = false;
         for &i in &g.files {
             let t = &tracked[i];
             if let Some(old) = &t.renamed_from {
@@ -66,6 +67,7 @@ pub(super) fn notify(
                     targets.primary.push(sync_forced(pool, s, &t.path, text));
                     if written {
                         pool.save(s, &t.path);
+                        saved = true;
                     }
                 }
                 None => {
@@ -75,6 +77,10 @@ pub(super) fn notify(
             }
         }
         pool.watched(s, &watched);
+        if written && !saved && !watched.is_empty() {
+            // Only deletions: no save to start the check a save would (rust-analyzer).
+            pool.run_check(s);
+        }
         if has_change {
             // The dependents' text did not change, but their diagnostics may have:
             // a change with a new version makes the server publish (or answer) for

@@ -176,7 +176,12 @@ fn servers_layer_and_settings_merge_deeply() {
     assert!(!ra.disabled);
     assert_eq!(
         ra.initialization_options,
-        Some(json!({ "checkOnSave": true, "cargo": { "features": "all" } }))
+        Some(json!({
+            "checkOnSave": true,
+            "check": { "allTargets": false },
+            "cachePriming": { "enable": false },
+            "cargo": { "features": "all" },
+        }))
     );
 }
 
@@ -324,7 +329,12 @@ anything = 1
     let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
     assert_eq!(
         ra.initialization_options,
-        Some(json!({ "checkOnSave": true, "cargo": { "features": "all" } }))
+        Some(json!({
+            "checkOnSave": true,
+            "check": { "allTargets": false },
+            "cachePriming": { "enable": false },
+            "cargo": { "features": "all" },
+        }))
     );
     assert_eq!(
         ra.settings,

@@ -526,6 +526,7 @@ impl Daemon {
                 overflow = by_age;
             }
             let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
+            let saved = !changed.is_empty();
             for (path, text) in changed {
                 self.pool.open_or_change(i, &path, &text);
                 // The text is on disk: saved, as far as the server can tell.
@@ -538,6 +539,10 @@ impl Daemon {
             for path in gone {
                 self.pool.close(i, &path);
                 watched.push((path, FileChangeType::DELETED));
+            }
+            if !saved && !watched.is_empty() {
+                // No save to start rust-analyzer's check of the crate: asked for.
+                self.pool.run_check(i);
             }
             for (_, path) in overflow {
                 self.pool.close(i, &path);
@@ -614,6 +619,8 @@ impl Daemon {
                     ));
                     self.pool.watched(i, &theirs);
                     self.pool.mark_changed(i);
+                    // rust-analyzer checks the crate again on a save only.
+                    self.pool.run_check(i);
                 }
             }
         }

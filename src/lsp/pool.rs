@@ -230,6 +230,12 @@ impl Pool {
         self.servers[id.0].save(path);
     }
 
+    /// Ask for the project check a save would start (see `Server::run_check`).
+    pub fn run_check(&mut self, id: ServerId) {
+        self.clock += 1;
+        self.servers[id.0].run_check();
+    }
+
     pub fn close(&mut self, id: ServerId, path: &Path) {
         self.clock += 1;
         self.servers[id.0].close(path);

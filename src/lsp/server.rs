@@ -30,6 +30,7 @@ use lsp_types::{
 
 use super::clangd::{self, FileStatus};
 use super::diagnostics::Store;
+use super::rust_analyzer;
 use super::transport::Transport;
 use super::{cache, encoding, protocol, tsserver, uri};
 use crate::servers::ServerSpec;
@@ -126,6 +127,8 @@ pub struct Server {
     pub(super) progress_ended: bool,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     quiescent: Option<bool>,
+    /// The check of the project a save starts, for `WaitProfile::check_after_save`.
+    pub(super) check: rust_analyzer::Check,
     /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
     file_status: clangd::FileStatuses,
     /// Files with a pull request in flight.
@@ -239,6 +242,12 @@ impl Server {
         self.quiescent == Some(false)
     }
 
+    /// Whether the project check a save started has yet to end (see
+    /// `WaitProfile::check_after_save`).
+    pub fn owes_check(&self) -> bool {
+        self.check.owed()
+    }
+
     /// clangd's last state of `path` (see [`clangd`]).
     pub fn file_status(&self, path: &Path) -> Option<FileStatus> {
         self.file_status.get(path)
@@ -291,11 +300,14 @@ impl Server {
     }
 
     /// True when no progress is under way, no publish is owed, no pull is in flight,
-    /// rust-analyzer is not indexing, and the server has been silent for `quiet`.
+    /// rust-analyzer is not indexing nor owes a check (and its last check ended its
+    /// full quiet ago: what it pushes can trail the end), and the server has been
+    /// silent for `quiet`.
     pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
         self.progress.is_empty()
             && self.diagnostics.owes_nothing()
             && !self.indexing()
+            && self.check.settled_after(now, self.spec.wait.quiet)
             && self.pulls_in_flight.is_empty()
             && now.duration_since(self.last_message) >= quiet
     }
@@ -341,6 +353,7 @@ impl Server {
             progress: HashMap::new(),
             progress_ended: false,
             quiescent: None,
+            check: rust_analyzer::Check::at_start(spec.wait.check_after_save, root),
             file_status: clangd::FileStatuses::default(),
             pulls_in_flight: HashSet::new(),
             refresh_seq: 0,
@@ -449,6 +462,20 @@ impl Server {
                     text: Some(text),
                 },
             ));
+            if self.spec.wait.check_after_save {
+                self.check.ask();
+            }
+        }
+    }
+
+    /// Ask for the project check a save would start, for a change that saved nothing
+    /// (a deleted file); nothing for a server without one.
+    pub(super) fn run_check(&mut self) {
+        if self.spec.wait.check_after_save {
+            self.send(protocol::notification::<rust_analyzer::RunFlycheck>(
+                serde_json::json!({ "textDocument": null }),
+            ));
+            self.check.ask();
         }
     }
 

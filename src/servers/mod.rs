@@ -29,7 +29,6 @@ mod rust_analyzer;
 pub mod typescript;
 pub mod version;
 
-pub use pyright::reconcile_project_wide;
 pub use typescript::TSGO;
 
 use std::path::{Path, PathBuf};
@@ -93,9 +92,25 @@ pub struct WaitProfile {
     /// not yet shown the progress of an analysis of its workspace, which may not have
     /// begun (see `pyright`). `None`: its `quiet`.
     pub first_analysis_quiet: Option<Duration>,
+    /// A save starts the server's check of the whole project, bracketed by a
+    /// work-done progress, which pushes every file it finds a problem in and clears
+    /// the rest (rust-analyzer's `cargo check`, its flycheck; see `rust_analyzer`).
+    /// What it pushed is then the before view of the files nobody opened and what it
+    /// pushes after the edit names the dependents: no scan, no opening. A server told
+    /// of a save is not settled until a check that began after it has ended.
+    #[serde(default)]
+    pub check_after_save: bool,
 }
 
 impl WaitProfile {
+    /// Whether the server reports on files nobody opened by itself (a project-wide
+    /// analysis, or a check of the whole project after a save): what it said is the
+    /// before view of the files the run did not ask about, and what it says after the
+    /// edit names the dependents.
+    pub fn reports_unopened(&self) -> bool {
+        self.workspace_analysis || self.check_after_save
+    }
+
     /// The silence that settles the server once every file has a positive sign.
     pub fn confirmed_quiet(&self) -> Duration {
         self.confirmed_quiet.unwrap_or(self.quiet)
@@ -126,6 +141,7 @@ impl Default for WaitProfile {
             dependents_see_unsaved: true,
             workspace_analysis: false,
             first_analysis_quiet: None,
+            check_after_save: false,
         }
     }
 }
@@ -398,9 +414,26 @@ pub fn merge_json(base: &mut Value, over: Value) {
 /// taken as such or not, or what a server a config adds does. Any other built-in has
 /// none.
 pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
-    if spec.name == "gopls" && spec.origin == Origin::BuiltIn {
-        gopls::set_project_wide(spec, on);
-        return Ok(());
+    if spec.origin == Origin::BuiltIn {
+        match spec.name.as_str() {
+            gopls::GOPLS => {
+                gopls::set_project_wide(spec, on);
+                return Ok(());
+            }
+            rust_analyzer::RUST_ANALYZER => {
+                rust_analyzer::set_project_wide(spec, on);
+                return Ok(());
+            }
+            _ => {}
+        }
     }
     pyright::set_project_wide(spec, on)
+}
+
+/// Whether the server analyses its whole project, as its settings now say once every
+/// config layer is applied (pyright's `diagnosticMode`, rust-analyzer's
+/// `checkOnSave`).
+pub fn reconcile_project_wide(spec: &mut ServerSpec) {
+    pyright::reconcile_project_wide(spec);
+    rust_analyzer::reconcile_project_wide(spec);
 }

@@ -518,3 +518,71 @@ fn clangd_answers_the_same_text_again_with_the_earlier_version() {
         "an earlier text's publish is not ours"
     );
 }
+
+/// A server whose save starts a check of the project (rust-analyzer's flycheck),
+/// with a long full quiet and a short confirmed one.
+fn checking() -> WaitProfile {
+    WaitProfile {
+        quiet: Duration::from_millis(400),
+        confirmed_quiet: Some(Duration::from_millis(10)),
+        check_after_save: true,
+        ..WaitProfile::default()
+    }
+}
+
+fn flycheck(kind: &str) -> Message {
+    notification(
+        "$/progress",
+        json!({ "token": "rust-analyzer/flycheck/0", "value": { "kind": kind, "title": "cargo check" } }),
+    )
+}
+
+#[test]
+fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
+    // The file's answer comes, and a check that was running ends (cancelled); none
+    // begins after the save.
+    let no_check: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        if is(msg, "textDocument/didSave") {
+            peer.send(flycheck("end"));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(checking(), json!({}), no_check);
+    let target = open(&mut pool, s);
+    pool.save(s, &path());
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert!(!outcome.complete(), "settled with no check after the save");
+    assert!(
+        outcome.unsettled.iter().any(|u| u.reason.contains("check")),
+        "{:?}",
+        outcome.unsettled
+    );
+
+    let checked: Script = Box::new(|msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send(publish(&path(), Some(1), &[]));
+        }
+        if is(msg, "textDocument/didSave") {
+            peer.send(flycheck("begin"));
+            peer.send(publish(&path(), Some(1), &["rustc"]));
+            peer.send(flycheck("end"));
+        }
+        true
+    });
+    let (mut pool, s) = pool_with(checking(), json!({}), checked);
+    let target = open(&mut pool, s);
+    pool.save(s, &path());
+    // What a check pushes can trail its end: the full quiet follows it, even
+    // though the file has its answer.
+    let early = settle(&mut pool, std::slice::from_ref(&target), within(200));
+    assert!(
+        !early.complete(),
+        "settled within the quiet after the check"
+    );
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
+}

@@ -375,9 +375,10 @@ fn eslint_reports_beside_the_compiler_where_the_project_configures_it() {
 
 // --- one line per problem ---------------------------------------------------------
 
-/// rust-analyzer reports a missing argument twice (its own E0107 and rustc's E0061)
-/// and rustc's help as separate Hints: on three broken calls, three lines, each
-/// keeping the rest as `related` in the JSON.
+/// rust-analyzer reports a missing argument twice in a file it analyses (its own
+/// E0107 and rustc's E0061) and rustc's help as separate Hints: on three broken
+/// calls, three lines, each keeping the rest as `related` in the JSON. A dependent
+/// nobody opened has rustc's word alone (its check of the crate), one line a call too.
 #[test]
 fn rust_analyzer_one_line_per_broken_call() {
     if !installed(&RUST_ANALYZER) {
@@ -388,15 +389,6 @@ fn rust_analyzer_one_line_per_broken_call() {
              pub fn three() -> String {\n    greet(\"three\")\n}\n";
     let out = workspace(&RUST_ANALYZER, &[])
         .file("src/b.rs", b)
-        // rust-analyzer 1.95 checks the lib and its test target at once and, about one
-        // run in seven, ends the flycheck by republishing b.rs with one call's rustc
-        // diagnostics missing (seen in a trace: 3, 9, then 6 of 9); nothing follows.
-        // One target leaves nothing to race; this test is about folding, not targets.
-        .file(
-            ".lspgate.toml",
-            "[server.rust-analyzer.initialization-options]\n\
-             checkOnSave = true\ncheck = { allTargets = false }\n",
-        )
         .args(edit_args(&RUST_ANALYZER.breaking, false, &[]))
         .run();
     out.assert_code(1);
@@ -413,14 +405,24 @@ fn rust_analyzer_one_line_per_broken_call() {
         .args(edit_args(&RUST_ANALYZER.breaking, true, &[]))
         .run();
     out.assert_code(0);
-    let out = out
-        .again()
-        .args(edit_args(
-            &RUST_ANALYZER.breaking,
-            false,
-            &["--format", "json"],
-        ))
-        .run();
+    // The break again, with b.rs edited too (a harmless rename): rust-analyzer
+    // analyses b.rs itself now, beside rustc.
+    let patch = concat!(
+        "--- a/src/a.rs\n",
+        "+++ b/src/a.rs\n",
+        "@@ -1,1 +1,1 @@\n",
+        "-pub fn greet(name: &str) -> String {\n",
+        "+pub fn greet(name: &str, _greeting: &str) -> String {\n",
+        "--- a/src/b.rs\n",
+        "+++ b/src/b.rs\n",
+        "@@ -7,1 +7,1 @@\n",
+        "-pub fn two() -> String {\n",
+        "+pub fn two_again() -> String {\n",
+    );
+    let mut args = vec!["patch", "-", "--format", "json"];
+    args.extend(WAITS);
+    let out = out.again().args(args).stdin(patch).run();
+    out.assert_code(1);
     let report = out.json();
     let file = json_file(&report, "src/b.rs").unwrap_or_else(|| panic!("{out}"));
     let diagnostics = file["diagnostics"].as_array().cloned().unwrap_or_default();

@@ -107,7 +107,14 @@ fn progress(server: &mut Server, params: &Value) {
         .pointer("/value/percentage")
         .and_then(Value::as_u64)
         .map(|p| p as u32);
-    match params.pointer("/value/kind").and_then(Value::as_str) {
+    let kind = params.pointer("/value/kind").and_then(Value::as_str);
+    if server
+        .check
+        .on_progress(&token, kind.unwrap_or_default(), std::time::Instant::now())
+    {
+        server.run_check();
+    }
+    match kind {
         Some("begin") => {
             let progress = Progress {
                 title: text("title").unwrap_or_default(),
