@@ -160,12 +160,14 @@ pub(super) fn pulls_unopened(g: &Group) -> bool {
 }
 
 /// A target for `path`, which server `s` is asked about without opening it: any
-/// answer to a pull sent from now on is fresh.
-pub(super) fn unopened_target(pool: &mut Pool, s: ServerId, path: &std::path::Path) -> Target {
+/// answer to a pull sent after the last change to what the server sees is fresh, so
+/// an answer the daemon already holds (the last run's, or its refresh after files
+/// changed behind its back) is used as it is.
+pub(super) fn unopened_target(pool: &Pool, s: ServerId, path: &std::path::Path) -> Target {
     Target {
         server: s,
         path: path.to_path_buf(),
-        trigger: pool.tick(),
+        trigger: pool.server(s).pull_holds_from(),
         trigger_at: Instant::now(),
         version: None,
     }

@@ -642,6 +642,27 @@ impl Daemon {
         for i in self.pool.ids() {
             self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
         }
+        self.refresh_project_pulls();
+    }
+
+    /// A server asked about every file of its project without opening them
+    /// (TypeScript 7) is asked again, between runs, about the files whose answers
+    /// predate a change (files changed behind the daemon's back, a dry run undone):
+    /// the next run's before view is then what the daemon holds, not a pull of
+    /// every file. The main loop takes the answers as they come.
+    fn refresh_project_pulls(&mut self) {
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            if server.is_dead()
+                || !server.pulls()
+                || server.spec().coverage.dependents != crate::servers::Dependents::Project
+            {
+                continue;
+            }
+            for path in server.stale_pulls() {
+                self.pool.pull(i, &path);
+            }
+        }
     }
 
     /// Between runs, after the servers said something: restart a server that crashed

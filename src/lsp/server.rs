@@ -127,6 +127,10 @@ pub struct Server {
     pub(super) progress_ended: bool,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     quiescent: Option<bool>,
+    /// Pool clock of the last change to what the server sees: a document's text
+    /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
+    /// answer sent after it still holds.
+    pub(super) text_changed_at: u64,
     /// The check of the project a save starts, for `WaitProfile::check_after_save`.
     pub(super) check: rust_analyzer::Check,
     /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
@@ -353,6 +357,7 @@ impl Server {
             progress: HashMap::new(),
             progress_ended: false,
             quiescent: None,
+            text_changed_at: 0,
             check: rust_analyzer::Check::at_start(spec.wait.check_after_save, root),
             file_status: clangd::FileStatuses::default(),
             pulls_in_flight: HashSet::new(),
@@ -406,6 +411,7 @@ impl Server {
             doc.version += 1;
             if doc.text != text {
                 doc.text_since = doc.version;
+                self.text_changed_at = clock;
             }
             doc.text = text.to_string();
             doc.changed_at = clock;
@@ -555,6 +561,28 @@ impl Server {
     /// Something the server sees changed outside a run's own edit, at `clock`.
     pub(super) fn mark_changed(&mut self, clock: u64) {
         self.content_changed_at = clock;
+        self.text_changed_at = clock;
+    }
+
+    /// The pool clock a pull answer must have been sent at or after to hold: after
+    /// the last change to what it sees (see the field).
+    pub fn pull_holds_from(&self) -> u64 {
+        self.text_changed_at + 1
+    }
+
+    /// The files whose last pull answer predates the last change to what it sees,
+    /// with no pull in flight.
+    pub fn stale_pulls(&self) -> Vec<PathBuf> {
+        self.diagnostics
+            .iter()
+            .filter(|(p, d)| {
+                d.pulled
+                    .as_ref()
+                    .is_some_and(|x| x.sent_seq < self.pull_holds_from())
+                    && !self.pulls_in_flight.contains(*p)
+            })
+            .map(|(p, _)| p.to_path_buf())
+            .collect()
     }
 
     /// A change-to-publish time seen: the slowest lately, halving each time a faster

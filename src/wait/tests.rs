@@ -586,3 +586,62 @@ fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
     assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
 }
+
+/// A pull target for a file nobody opened, as a check makes one.
+fn unopened(pool: &Pool, s: ServerId, path: &Path) -> Target {
+    Target {
+        server: s,
+        path: path.to_path_buf(),
+        trigger: pool.server(s).pull_holds_from(),
+        trigger_at: Instant::now(),
+        version: None,
+    }
+}
+
+#[test]
+fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pulls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&pulls);
+    let script: Script = Box::new(move |msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let result = json!({ "kind": "full", "items": [] });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        true
+    });
+    let wait = WaitProfile {
+        refresh_is_news: false,
+        ..confirming()
+    };
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    let (mut pool, s) = pool_with(wait, capabilities, script);
+    let closed = other_path();
+    let target = unopened(&pool, s, &closed);
+    let first = settle(&mut pool, &[target], within(3000));
+    assert!(first.complete(), "{:?}", first.unsettled);
+    assert_eq!(pulls.load(Ordering::SeqCst), 1);
+    // Nothing changed: the answer held is the answer, nothing is asked.
+    let target = unopened(&pool, s, &closed);
+    let again = settle(&mut pool, &[target], within(3000));
+    assert!(again.complete(), "{:?}", again.unsettled);
+    assert_eq!(
+        pulls.load(Ordering::SeqCst),
+        1,
+        "asked again with nothing changed"
+    );
+    assert!(pool.server(s).stale_pulls().is_empty());
+    // Opening a file changes nothing it sees; changing its text does.
+    open(&mut pool, s);
+    assert!(pool.server(s).stale_pulls().is_empty());
+    change_to(&mut pool, s, "new text");
+    assert_eq!(pool.server(s).stale_pulls(), vec![closed.clone()]);
+    let target = unopened(&pool, s, &closed);
+    let changed = settle(&mut pool, &[target], within(3000));
+    assert!(changed.complete(), "{:?}", changed.unsettled);
+    assert_eq!(pulls.load(Ordering::SeqCst), 2);
+}
