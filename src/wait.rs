@@ -40,6 +40,22 @@ pub struct Target {
     pub version: Option<i32>,
 }
 
+impl Target {
+    /// A target for `path`, which server `s` is asked about without opening it: any
+    /// answer to a pull sent after the last change to what the server sees is fresh,
+    /// so an answer the daemon already holds (the last run's, or its refresh after
+    /// files changed behind its back) is used as it is.
+    pub fn unopened(pool: &Pool, s: ServerId, path: &std::path::Path) -> Target {
+        Target {
+            server: s,
+            path: path.to_path_buf(),
+            trigger: pool.server(s).pull_holds_from(),
+            trigger_at: Instant::now(),
+            version: None,
+        }
+    }
+}
+
 /// Why a target is not fresh at the deadline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsettled {

@@ -87,9 +87,7 @@ pub(super) fn notify(
             // them again, and tells us which publish is the fresh one.
             for d in &g.dependents {
                 if super::servers::pulls_unopened(g) {
-                    targets
-                        .cross
-                        .push(super::servers::unopened_target(pool, s, d));
+                    targets.cross.push(Target::unopened(pool, s, d));
                 } else if let Some(text) = before.dependent_text.get(d) {
                     targets.cross.push(sync_forced(pool, s, d, text));
                 }

@@ -159,20 +159,6 @@ pub(super) fn pulls_unopened(g: &Group) -> bool {
     g.spec.coverage.dependents == Dependents::Project
 }
 
-/// A target for `path`, which server `s` is asked about without opening it: any
-/// answer to a pull sent after the last change to what the server sees is fresh, so
-/// an answer the daemon already holds (the last run's, or its refresh after files
-/// changed behind its back) is used as it is.
-pub(super) fn unopened_target(pool: &Pool, s: ServerId, path: &std::path::Path) -> Target {
-    Target {
-        server: s,
-        path: path.to_path_buf(),
-        trigger: pool.server(s).pull_holds_from(),
-        trigger_at: Instant::now(),
-        version: None,
-    }
-}
-
 /// Reuse the pool's servers, start the missing ones; a server that crashed since an
 /// earlier run is restarted with its documents.
 pub(super) fn connect(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {

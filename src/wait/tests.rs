@@ -4,6 +4,8 @@
 //! slowing it; no test sleeps.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -118,6 +120,27 @@ fn publishes_the_open() -> Script {
     })
 }
 
+/// A server whose answers to pulls are final, answering every one with `items` and
+/// counting them in `pulls`.
+fn answering_pulls(items: Value, pulls: Arc<AtomicUsize>) -> (Pool, ServerId) {
+    let script: Script = Box::new(move |msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            pulls.fetch_add(1, Ordering::SeqCst);
+            let result = json!({ "kind": "full", "items": items });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        true
+    });
+    let wait = WaitProfile {
+        refresh_is_news: false,
+        ..confirming()
+    };
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    pool_with(wait, capabilities, script)
+}
+
 fn is(msg: &Message, method: &str) -> bool {
     matches!(msg, Message::Notification(n) if n.method == method)
 }
@@ -185,22 +208,8 @@ fn a_publish_of_another_version_is_not_the_answer() {
 
 #[test]
 fn a_pull_answer_sent_after_the_change_is_the_final_word() {
-    let script: Script = Box::new(|msg, peer| {
-        if let Message::Request(req) = msg
-            && req.method == "textDocument/diagnostic"
-        {
-            let items = json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } }, "severity": 1, "message": "pulled" }]);
-            let result = json!({ "kind": "full", "items": items });
-            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
-        }
-        true
-    });
-    let wait = WaitProfile {
-        refresh_is_news: false,
-        ..confirming()
-    };
-    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
-    let (mut pool, s) = pool_with(wait, capabilities, script);
+    let items = json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } }, "severity": 1, "message": "pulled" }]);
+    let (mut pool, s) = answering_pulls(items, Arc::default());
     assert!(pool.server(s).pulls());
     let target = open(&mut pool, s);
     let outcome = settle(&mut pool, &[target], within(3000));
@@ -587,46 +596,17 @@ fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
     assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
 }
 
-/// A pull target for a file nobody opened, as a check makes one.
-fn unopened(pool: &Pool, s: ServerId, path: &Path) -> Target {
-    Target {
-        server: s,
-        path: path.to_path_buf(),
-        trigger: pool.server(s).pull_holds_from(),
-        trigger_at: Instant::now(),
-        version: None,
-    }
-}
-
 #[test]
 fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let pulls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&pulls);
-    let script: Script = Box::new(move |msg, peer| {
-        if let Message::Request(req) = msg
-            && req.method == "textDocument/diagnostic"
-        {
-            counted.fetch_add(1, Ordering::SeqCst);
-            let result = json!({ "kind": "full", "items": [] });
-            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
-        }
-        true
-    });
-    let wait = WaitProfile {
-        refresh_is_news: false,
-        ..confirming()
-    };
-    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
-    let (mut pool, s) = pool_with(wait, capabilities, script);
+    let (mut pool, s) = answering_pulls(json!([]), Arc::clone(&pulls));
     let closed = other_path();
-    let target = unopened(&pool, s, &closed);
+    let target = Target::unopened(&pool, s, &closed);
     let first = settle(&mut pool, &[target], within(3000));
     assert!(first.complete(), "{:?}", first.unsettled);
     assert_eq!(pulls.load(Ordering::SeqCst), 1);
     // Nothing changed: the answer held is the answer, nothing is asked.
-    let target = unopened(&pool, s, &closed);
+    let target = Target::unopened(&pool, s, &closed);
     let again = settle(&mut pool, &[target], within(3000));
     assert!(again.complete(), "{:?}", again.unsettled);
     assert_eq!(
@@ -640,7 +620,7 @@ fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
     assert!(pool.server(s).stale_pulls().is_empty());
     change_to(&mut pool, s, "new text");
     assert_eq!(pool.server(s).stale_pulls(), vec![closed.clone()]);
-    let target = unopened(&pool, s, &closed);
+    let target = Target::unopened(&pool, s, &closed);
     let changed = settle(&mut pool, &[target], within(3000));
     assert!(changed.complete(), "{:?}", changed.unsettled);
     assert_eq!(pulls.load(Ordering::SeqCst), 2);
