@@ -659,7 +659,8 @@ impl Daemon {
             {
                 continue;
             }
-            for path in server.stale_pulls() {
+            // A file deleted since has nothing to say.
+            for path in server.stale_pulls().into_iter().filter(|p| p.is_file()) {
                 self.pool.pull(i, &path);
             }
         }

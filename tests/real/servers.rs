@@ -210,6 +210,16 @@ fn tsgo_breaking_edit_reports_both_importers_cold_and_warm() {
     out.assert_code(0);
     let out = out.again().args(warm(false)).run();
     check(&out);
+    // The break undone behind the daemon's back, then made again through it: the
+    // answers the daemon holds (the importers broken) predate the undo, so they are
+    // asked for again, and the importers' errors are new again.
+    let undone = out
+        .file(TSGO.breaking.path)
+        .replacen(TSGO.breaking.new, TSGO.breaking.old, 1);
+    std::fs::write(out.workspace().join(TSGO.breaking.path), undone)
+        .expect("undo behind the daemon's back");
+    let out = out.again().args(warm(false)).run();
+    check(&out);
 
     let out = workspace(&TSGO, &[])
         .trust_project()
