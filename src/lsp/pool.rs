@@ -238,8 +238,7 @@ impl Pool {
 
     pub fn close(&mut self, id: ServerId, path: &Path) {
         self.clock += 1;
-        self.servers[id.0].close(path);
-        self.servers[id.0].text_changed_at = self.clock;
+        self.servers[id.0].close(path, self.clock);
     }
 
     /// `workspace/didChangeWatchedFiles`: files created, changed or deleted on disk.
@@ -249,7 +248,6 @@ impl Pool {
         }
         self.clock += 1;
         self.servers[id.0].watched(changes, self.clock);
-        self.servers[id.0].text_changed_at = self.clock;
     }
 
     /// Ask for `path`'s diagnostics (`textDocument/diagnostic`, or tsserver's).

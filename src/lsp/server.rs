@@ -130,7 +130,7 @@ pub struct Server {
     /// Pool clock of the last change to what the server sees: a document's text
     /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
     /// answer sent after it still holds.
-    pub(super) text_changed_at: u64,
+    text_changed_at: u64,
     /// The check of the project a save starts, for `WaitProfile::check_after_save`.
     pub(super) check: rust_analyzer::Check,
     /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
@@ -485,8 +485,9 @@ impl Server {
         }
     }
 
-    pub(super) fn close(&mut self, path: &Path) {
+    pub(super) fn close(&mut self, path: &Path, clock: u64) {
         if self.docs.remove(path).is_some() {
+            self.text_changed_at = clock;
             self.send(protocol::notification::<DidCloseTextDocument>(
                 DidCloseTextDocumentParams {
                     text_document: TextDocumentIdentifier {
@@ -505,6 +506,7 @@ impl Server {
 
     /// `workspace/didChangeWatchedFiles` for `changes`, told at pool clock `clock`.
     pub(super) fn watched(&mut self, changes: &[(PathBuf, FileChangeType)], clock: u64) {
+        self.text_changed_at = clock;
         if self.spec.wait.workspace_analysis {
             for (path, _) in changes {
                 if self.diagnostics.tracks(path, self.docs.contains_key(path)) {
