@@ -121,6 +121,14 @@ impl Store {
         self.files.get(path).is_some_and(|d| d.received() > since)
     }
 
+    /// Whether an answer to a pull sent after pool clock `since` has come, for any
+    /// file.
+    pub fn pulled_after(&self, since: u64) -> bool {
+        self.files
+            .values()
+            .any(|d| d.pulled.as_ref().is_some_and(|p| p.sent_seq > since))
+    }
+
     /// The files still owed a publish (see [`Store`]'s `owed`).
     pub fn owed(&self) -> impl ExactSizeIterator<Item = &Path> {
         self.owed.keys().map(PathBuf::as_path)

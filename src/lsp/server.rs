@@ -311,7 +311,9 @@ impl Server {
         self.progress.is_empty()
             && self.diagnostics.owes_nothing()
             && !self.indexing()
-            && self.check.settled_after(now, self.spec.wait.quiet)
+            && self.check.settled_after(now, self.spec.wait.quiet, |end| {
+                self.diagnostics.pulled_after(end)
+            })
             && self.pulls_in_flight.is_empty()
             && now.duration_since(self.last_message) >= quiet
     }

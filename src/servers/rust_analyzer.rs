@@ -27,9 +27,10 @@ pub(super) fn rust_analyzer() -> ServerSpec {
         // cargo check runs after a save and reports through progress; between
         // its progress tokens there can be short gaps. It publishes a file more than
         // once per change, so a publish of our version is no sign that it is done:
-        // the check's end is (`check_after_save`), and its pushes can trail that end,
-        // so the full quiet follows it (`Server::settled_after`). A pull answer with
-        // no check owed is its final word on the file: `confirmed_quiet`.
+        // the check's end is (`check_after_save`); its pushes can trail that end until
+        // a pull sent after it is answered, else the full quiet (`lsp::rust_analyzer`).
+        // A pull answer with no check owed is its final word on the file:
+        // `confirmed_quiet`.
         wait: WaitProfile {
             quiet: Duration::from_millis(300),
             confirmed_quiet: Some(Duration::from_millis(50)),

@@ -597,6 +597,40 @@ fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
 }
 
 #[test]
+fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
+    // As rust-analyzer: the check's end, then a refresh, whose pull is answered in a
+    // later turn of its main loop than the check's pushes.
+    let script: Script = Box::new(|msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            let result = json!({ "kind": "full", "items": [] });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        if is(msg, "textDocument/didSave") {
+            peer.send(flycheck("begin"));
+            peer.send(publish(&path(), Some(1), &["rustc"]));
+            peer.send(flycheck("end"));
+            let refresh = lsp_server::Request::new(
+                lsp_server::RequestId::from(900),
+                "workspace/diagnostic/refresh".into(),
+                Value::Null,
+            );
+            peer.send(Message::Request(refresh));
+        }
+        true
+    });
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    let (mut pool, s) = pool_with(checking(), capabilities, script);
+    let target = open(&mut pool, s);
+    pool.save(s, &path());
+    // Well within the full quiet (400 ms) after the check's end.
+    let outcome = settle(&mut pool, &[target], within(250));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
+}
+
+#[test]
 fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
     let pulls = Arc::new(AtomicUsize::new(0));
     let (mut pool, s) = answering_pulls(json!([]), Arc::clone(&pulls));

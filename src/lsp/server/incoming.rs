@@ -36,7 +36,7 @@ use crate::lsp::uri;
 pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
     match n.method.as_str() {
         PublishDiagnostics::METHOD => publish(server, &n.params, clock),
-        ProgressNotification::METHOD => progress(server, &n.params),
+        ProgressNotification::METHOD => progress(server, &n.params, clock),
         LogMessage::METHOD | ShowMessage::METHOD => {
             // Read by hand: `lsp_types`' `MessageType` does not give its number back.
             let level = n.params.get("type").and_then(Value::as_i64).unwrap_or(4) as i32;
@@ -95,7 +95,7 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
 /// `$/progress`, read by hand: a `begin` that failed to parse as `lsp_types`'
 /// `WorkDoneProgress` as a whole (a fractional percentage, a missing title) would
 /// leave a server that is working looking idle.
-fn progress(server: &mut Server, params: &Value) {
+fn progress(server: &mut Server, params: &Value, clock: u64) {
     let token = token_key(params.get("token"));
     let text = |k: &str| {
         params
@@ -108,10 +108,12 @@ fn progress(server: &mut Server, params: &Value) {
         .and_then(Value::as_u64)
         .map(|p| p as u32);
     let kind = params.pointer("/value/kind").and_then(Value::as_str);
-    if server
-        .check
-        .on_progress(&token, kind.unwrap_or_default(), std::time::Instant::now())
-    {
+    if server.check.on_progress(
+        &token,
+        kind.unwrap_or_default(),
+        std::time::Instant::now(),
+        clock,
+    ) {
         server.run_check();
     }
     match kind {
