@@ -45,6 +45,12 @@ pub fn offer_server_status(capabilities: &mut Value) {
     capabilities["experimental"] = json!({ "serverStatusNotification": true });
 }
 
+/// rust-analyzer's flycheck waits this long after the last request for a check
+/// before it starts one (its actor's debounce, `recv_timeout(50ms)` in
+/// `flycheck.rs`): a check that begins sooner after we asked was started before our
+/// request reached it, and is cancelled by it (its end comes next) or was not ours.
+const CHECK_DEBOUNCE: Duration = Duration::from_millis(50);
+
 /// Where the check of the project a server owes stands, for a server whose
 /// `WaitProfile::check_after_save` is set (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,8 +58,8 @@ enum Stage {
     /// None owed: none asked for, or the last one asked for has ended.
     #[default]
     Done,
-    /// Asked for (a save, a start, `runFlycheck`); none has begun since.
-    Asked,
+    /// Asked for (a save, a start, `runFlycheck`) at this time; none has begun since.
+    Asked(Instant),
     /// One began after it was asked for, and has not ended.
     Running,
 }
@@ -73,14 +79,19 @@ impl Check {
     pub fn at_start(applies: bool, root: &Path) -> Check {
         let owed = applies && root.join("Cargo.toml").is_file();
         Check {
-            stage: if owed { Stage::Asked } else { Stage::Done },
+            stage: if owed {
+                Stage::Asked(Instant::now())
+            } else {
+                Stage::Done
+            },
             ended: None,
         }
     }
 
-    /// A save or `runFlycheck` was sent: a check that begins from now on is owed.
+    /// A save or `runFlycheck` was sent: a check that begins from now on (after its
+    /// debounce) is owed.
     pub fn ask(&mut self) {
-        self.stage = Stage::Asked;
+        self.stage = Stage::Asked(Instant::now());
     }
 
     /// Follow a work-done progress `kind` ("begin", "end") of `token`. Returns true
@@ -92,7 +103,11 @@ impl Check {
     pub fn on_progress(&mut self, token: &str, kind: &str, now: Instant, clock: u64) -> bool {
         if token.starts_with("rust-analyzer/flycheck/") {
             match (self.stage, kind) {
-                (Stage::Asked, "begin") => self.stage = Stage::Running,
+                (Stage::Asked(at), "begin")
+                    if now.saturating_duration_since(at) >= CHECK_DEBOUNCE =>
+                {
+                    self.stage = Stage::Running
+                }
                 (Stage::Running, "end") => {
                     self.stage = Stage::Done;
                     self.ended = Some((now, clock));
@@ -144,43 +159,68 @@ impl Notification for RunFlycheck {
 mod tests {
     use super::*;
 
+    const FLYCHECK: &str = "rust-analyzer/flycheck/0";
+
     #[test]
     fn a_check_is_done_once_one_that_began_after_it_was_asked_for_has_ended() {
-        let flycheck = "rust-analyzer/flycheck/0";
-        let now = Instant::now();
         let mut check = Check::default();
         check.ask();
-        // One that was running when the save came ends (cancelled): still owed.
-        check.on_progress(flycheck, "end", now, 1);
+        let soon = Instant::now();
+        let later = soon + CHECK_DEBOUNCE;
+        // One under way when the save came, cancelled by it: its end is not ours.
+        check.on_progress(FLYCHECK, "end", soon, 1);
         assert!(check.owed());
-        check.on_progress("rustAnalyzer/Indexing", "begin", now, 2);
+        check.on_progress("rustAnalyzer/Indexing", "begin", later, 2);
         assert!(check.owed(), "not a check");
-        check.on_progress(flycheck, "begin", now, 3);
-        check.on_progress("rustAnalyzer/Indexing", "end", now, 4);
+        check.on_progress(FLYCHECK, "begin", later, 3);
+        check.on_progress("rustAnalyzer/Indexing", "end", later, 4);
         assert!(check.owed(), "still running");
-        check.on_progress(flycheck, "end", now, 5);
+        check.on_progress(FLYCHECK, "end", later, 5);
         assert!(!check.owed());
         let quiet = Duration::from_millis(300);
         let answered_after_end = |seq: u64| seq < 6;
         let answered_before_end = |seq: u64| seq < 5;
         assert!(
-            !check.settled_after(now, quiet, answered_before_end),
+            !check.settled_after(later, quiet, answered_before_end),
             "what it pushed may trail"
         );
-        assert!(check.settled_after(now, quiet, answered_after_end));
-        assert!(check.settled_after(now + quiet, quiet, answered_before_end));
+        assert!(check.settled_after(later, quiet, answered_after_end));
+        assert!(check.settled_after(later + quiet, quiet, answered_before_end));
+    }
+
+    #[test]
+    fn a_check_begun_before_its_debounce_after_the_ask_is_not_ours() {
+        let mut check = Check::default();
+        check.ask();
+        let soon = Instant::now();
+        // Its own, started before our request reached it, then cancelled by it.
+        check.on_progress(FLYCHECK, "begin", soon, 1);
+        check.on_progress(FLYCHECK, "end", soon, 2);
+        assert!(check.owed(), "a check begun within the debounce was taken");
+        check.on_progress(FLYCHECK, "begin", soon + CHECK_DEBOUNCE, 3);
+        check.on_progress(FLYCHECK, "end", soon + CHECK_DEBOUNCE, 4);
+        assert!(!check.owed());
+    }
+
+    #[test]
+    fn its_first_check_is_owed_where_it_loads_a_cargo_workspace() {
+        let root = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(root.path().join("Cargo.toml"), "[package]\n").expect("Cargo.toml");
+        assert!(Check::at_start(true, root.path()).owed());
+        assert!(!Check::at_start(false, root.path()).owed());
+        assert!(!Check::at_start(true, Path::new("/no/such/root")).owed());
     }
 
     #[test]
     fn a_reload_of_the_workspace_after_a_check_asks_for_another() {
+        let mut check = Check::default();
         let now = Instant::now();
-        let mut fresh = Check::at_start(true, Path::new("/no/such/root"));
-        assert!(!fresh.owed(), "no Cargo workspace: no check at start");
         // Its own loading, before any check: nothing to ask again.
-        assert!(!fresh.on_progress("rustAnalyzer/Fetching", "end", now, 1));
-        fresh.ask();
-        fresh.on_progress("rust-analyzer/flycheck/0", "begin", now, 2);
-        fresh.on_progress("rust-analyzer/flycheck/0", "end", now, 3);
-        assert!(fresh.on_progress("rustAnalyzer/Fetching", "end", now, 4));
+        assert!(!check.on_progress("rustAnalyzer/Fetching", "end", now, 1));
+        check.ask();
+        let later = Instant::now() + CHECK_DEBOUNCE;
+        check.on_progress(FLYCHECK, "begin", later, 2);
+        check.on_progress(FLYCHECK, "end", later, 3);
+        assert!(check.on_progress("rustAnalyzer/Fetching", "end", later, 4));
     }
 }
