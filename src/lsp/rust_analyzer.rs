@@ -13,7 +13,8 @@
 //! the check's diagnostics, and a check is asked for again. The diagnostics it
 //! pushes can trail the progress's end (see [`Check::settled_after`]).
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lsp_types::notification::Notification;
@@ -64,12 +65,23 @@ enum Stage {
     Running,
 }
 
+/// Checks asked for again, at most, when one contradicted itself (see
+/// [`Check::on_publish`]).
+const MAX_RECHECKS: u32 = 2;
+
 /// The check a server owes, and when the last one ended (the time, and the pool
 /// clock).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Check {
     stage: Stage,
     ended: Option<(Instant, u64)>,
+    /// While one runs: the most diagnostics each file was published with so far.
+    published: HashMap<PathBuf, usize>,
+    /// The running check published a file with fewer diagnostics than it had
+    /// published it with before.
+    contradicted: bool,
+    /// Checks asked for again since the last ask of ours.
+    rechecks: u32,
 }
 
 impl Check {
@@ -84,7 +96,7 @@ impl Check {
             } else {
                 Stage::Done
             },
-            ended: None,
+            ..Check::default()
         }
     }
 
@@ -92,10 +104,30 @@ impl Check {
     /// debounce) is owed.
     pub fn ask(&mut self) {
         self.stage = Stage::Asked(Instant::now());
+        self.rechecks = 0;
+    }
+
+    /// A publish of `path` with `count` diagnostics. A check adds what cargo reports
+    /// as it comes, after clearing a package's old results before its first one: a
+    /// file it already published with more, published with fewer, is rust-analyzer
+    /// dropping part of its own results (seen: b.rs 3, 9, then 6 of 9; lib.rs 4, 8,
+    /// 16, then 12; c.rs 0, 5, then 2, the break's errors gone; nothing after, so
+    /// about one cold check in five missed a broken caller). That check's word is
+    /// not taken: another is asked for when it ends.
+    pub fn on_publish(&mut self, path: &Path, count: usize) {
+        if self.stage != Stage::Running {
+            return;
+        }
+        let most = self.published.entry(path.to_path_buf()).or_insert(0);
+        if count < *most {
+            self.contradicted = true;
+        }
+        *most = (*most).max(count);
     }
 
     /// Follow a work-done progress `kind` ("begin", "end") of `token`. Returns true
-    /// when a check must be asked for again: a reload of its workspace (a file
+    /// when a check is owed again and must be asked for (`runFlycheck`): the one that ended contradicted itself
+    /// (see [`Check::on_publish`]), or a reload of its workspace (a file
     /// deleted or created, Cargo.toml changed) ended after a check was asked for,
     /// and rust-analyzer drops the check's diagnostics with the old workspace
     /// without always checking again (traced: lib.rs's E0583 for a deleted module
@@ -106,7 +138,14 @@ impl Check {
                 (Stage::Asked(at), "begin")
                     if now.saturating_duration_since(at) >= CHECK_DEBOUNCE =>
                 {
-                    self.stage = Stage::Running
+                    self.stage = Stage::Running;
+                    self.published.clear();
+                    self.contradicted = false;
+                }
+                (Stage::Running, "end") if self.contradicted && self.rechecks < MAX_RECHECKS => {
+                    self.rechecks += 1;
+                    self.stage = Stage::Asked(now);
+                    return true;
                 }
                 (Stage::Running, "end") => {
                     self.stage = Stage::Done;
@@ -116,9 +155,13 @@ impl Check {
             }
             return false;
         }
-        token == "rustAnalyzer/Fetching"
+        let reloaded = token == "rustAnalyzer/Fetching"
             && kind == "end"
-            && (self.stage == Stage::Running || self.ended.is_some())
+            && (self.stage == Stage::Running || self.ended.is_some());
+        if reloaded {
+            self.ask();
+        }
+        reloaded
     }
 
     /// Whether a check asked for has yet to end.
@@ -199,6 +242,28 @@ mod tests {
         assert!(check.owed(), "a check begun within the debounce was taken");
         check.on_progress(FLYCHECK, "begin", soon + CHECK_DEBOUNCE, 3);
         check.on_progress(FLYCHECK, "end", soon + CHECK_DEBOUNCE, 4);
+        assert!(!check.owed());
+    }
+
+    #[test]
+    fn a_check_that_drops_part_of_what_it_published_is_asked_for_again() {
+        let c = Path::new("/crate/src/c.rs");
+        let mut check = Check::default();
+        check.ask();
+        let later = Instant::now() + CHECK_DEBOUNCE;
+        check.on_progress(FLYCHECK, "begin", later, 1);
+        // Cleared before its first result, then growing: no contradiction.
+        check.on_publish(c, 0);
+        check.on_publish(c, 5);
+        check.on_publish(c, 2);
+        assert!(check.on_progress(FLYCHECK, "end", later, 2), "asked again");
+        assert!(check.owed());
+        // The next one is consistent: done.
+        let again = later + CHECK_DEBOUNCE;
+        check.on_progress(FLYCHECK, "begin", again, 3);
+        check.on_publish(c, 0);
+        check.on_publish(c, 5);
+        assert!(!check.on_progress(FLYCHECK, "end", again, 4));
         assert!(!check.owed());
     }
 

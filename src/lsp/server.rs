@@ -480,11 +480,17 @@ impl Server {
     /// (a deleted file); nothing for a server without one.
     pub(super) fn run_check(&mut self) {
         if self.spec.wait.check_after_save {
-            self.send(protocol::notification::<rust_analyzer::RunFlycheck>(
-                serde_json::json!({ "textDocument": null }),
-            ));
+            self.send_run_flycheck();
             self.check.ask();
         }
+    }
+
+    /// `rust-analyzer/runFlycheck` for every crate; [`rust_analyzer::Check`] knows
+    /// it is owed.
+    pub(super) fn send_run_flycheck(&mut self) {
+        self.send(protocol::notification::<rust_analyzer::RunFlycheck>(
+            serde_json::json!({ "textDocument": null }),
+        ));
     }
 
     pub(super) fn close(&mut self, path: &Path, clock: u64) {

@@ -81,6 +81,7 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         .map(|v| v as i32);
     let list = diagnostics::parse(params.get("diagnostics").unwrap_or(&Value::Null));
     let list = server.in_utf16(&path, list);
+    server.check.on_publish(&path, list.len());
     server.diagnostics.push(
         path,
         Published {
@@ -114,7 +115,7 @@ fn progress(server: &mut Server, params: &Value, clock: u64) {
         std::time::Instant::now(),
         clock,
     ) {
-        server.run_check();
+        server.send_run_flycheck();
     }
     match kind {
         Some("begin") => {
