@@ -68,7 +68,10 @@ pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_al
     for g in groups {
         // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
-        let listed_only = g.spec.wait.reports_unopened();
+        // rust-analyzer's check after a save reports on files nobody opened too, but
+        // not reliably enough to stand alone (see `lsp::rust_analyzer`): its likely
+        // dependents are scanned and opened all the same.
+        let listed_only = g.spec.wait.workspace_analysis;
         if g.server.is_none()
             || (listed_only && !list_all)
             || !g.dependents.is_empty()

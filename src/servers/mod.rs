@@ -105,8 +105,8 @@ pub struct WaitProfile {
 impl WaitProfile {
     /// Whether the server reports on files nobody opened by itself (a project-wide
     /// analysis, or a check of the whole project after a save): what it said is the
-    /// before view of the files the run did not ask about, and what it says after the
-    /// edit names the dependents.
+    /// before view of the files the run did not ask about, and it is settled before
+    /// that view is taken and after the edit.
     pub fn reports_unopened(&self) -> bool {
         self.workspace_analysis || self.check_after_save
     }

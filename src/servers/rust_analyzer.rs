@@ -34,10 +34,10 @@ pub(super) fn rust_analyzer() -> ServerSpec {
         wait: WaitProfile {
             quiet: Duration::from_millis(300),
             confirmed_quiet: Some(Duration::from_millis(50)),
-            // Its flycheck reports on every file of the crate, open or not: the
-            // dependents and their before view come from it (nothing scanned or
-            // opened: on itertools the before view of 43 opened dependents, pulled one
-            // by one, was 0.95 s of a 2.1 s warm run).
+            // Its flycheck reports on every file of the crate, open or not, and is
+            // waited for positively. It is not the dependents' only word: it drops
+            // part of its own results now and then (`lsp::rust_analyzer`), so the
+            // scan's likely dependents are opened and pulled too.
             check_after_save: true,
             ..WaitProfile::default()
         },

@@ -387,8 +387,7 @@ fn eslint_reports_beside_the_compiler_where_the_project_configures_it() {
 
 /// rust-analyzer reports a missing argument twice in a file it analyses (its own
 /// E0107 and rustc's E0061) and rustc's help as separate Hints: on three broken
-/// calls, three lines, each keeping the rest as `related` in the JSON. A dependent
-/// nobody opened has rustc's word alone (its check of the crate), one line a call too.
+/// calls, three lines, each keeping the rest as `related` in the JSON.
 #[test]
 fn rust_analyzer_one_line_per_broken_call() {
     if !installed(&RUST_ANALYZER) {
@@ -415,8 +414,7 @@ fn rust_analyzer_one_line_per_broken_call() {
         .args(edit_args(&RUST_ANALYZER.breaking, true, &[]))
         .run();
     out.assert_code(0);
-    // The break again, with b.rs edited too (a harmless rename): rust-analyzer
-    // analyses b.rs itself now, beside rustc.
+    // The break again, with b.rs edited too (a harmless rename).
     let patch = concat!(
         "--- a/src/a.rs\n",
         "+++ b/src/a.rs\n",

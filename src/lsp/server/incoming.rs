@@ -81,7 +81,9 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         .map(|v| v as i32);
     let list = diagnostics::parse(params.get("diagnostics").unwrap_or(&Value::Null));
     let list = server.in_utf16(&path, list);
-    server.check.on_publish(&path, list.len());
+    if server.check.on_publish(&path, list.len()) {
+        server.send_run_flycheck();
+    }
     server.diagnostics.push(
         path,
         Published {
