@@ -179,13 +179,11 @@ pub(super) fn take(
     }
     // A cold one may have answered for its open files before its analysis of the
     // workspace began: settled only once that analysis shows it ran.
-    let first: Vec<ServerId> = workspace_servers(pool, groups)
-        .into_iter()
-        .filter(|&s| {
-            groups
-                .iter()
-                .any(|g| g.cold && g.server == Some(s) && g.spec.wait.workspace_analysis)
-        })
+    let first: Vec<ServerId> = groups
+        .iter()
+        .filter(|g| g.cold && g.spec.wait.workspace_analysis)
+        .filter_map(|g| g.server)
+        .filter(|&s| !pool.server(s).is_dead())
         .collect();
     if !first.is_empty() {
         let settled = wait::settle_first_analysis(pool, &first, deadline);

@@ -10,8 +10,9 @@
 //! of them: [`Check`] follows it for `WaitProfile::check_after_save`. A change with no
 //! save to start one (a deleted module) asks for it with `rust-analyzer/runFlycheck`.
 //! A reload of its workspace (a file deleted or created, Cargo.toml changed) drops
-//! the check's diagnostics, and a check is asked for again. The diagnostics it
-//! pushes can trail the progress's end (see [`Check::settled_after`]).
+//! the check's diagnostics, and a check is asked for again; so does a check that
+//! drops part of its own results ([`Check::on_publish`]). The diagnostics it pushes
+//! can trail the progress's end (see [`Check::settled_after`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -95,9 +95,10 @@ pub struct WaitProfile {
     /// A save starts the server's check of the whole project, bracketed by a
     /// work-done progress, which pushes every file it finds a problem in and clears
     /// the rest (rust-analyzer's `cargo check`, its flycheck; see `rust_analyzer`).
-    /// What it pushed is then the before view of the files nobody opened and what it
-    /// pushes after the edit names the dependents: no scan, no opening. A server told
-    /// of a save is not settled until a check that began after it has ended.
+    /// What it pushed is then the before view of the files nobody opened, and a file it
+    /// pushes after the edit with changed results is a dependent, beside the scan's. A
+    /// server told of a save is not settled until a check that began after it has
+    /// ended.
     #[serde(default)]
     pub check_after_save: bool,
 }

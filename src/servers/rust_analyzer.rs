@@ -11,14 +11,12 @@ pub(super) const RUST_ANALYZER: &str = "rust-analyzer";
 pub(super) fn rust_analyzer() -> ServerSpec {
     ServerSpec {
         root_markers: strs(&["Cargo.toml"]),
-        // `check.allTargets` off: rust-analyzer 1.95 checking the lib and its test
-        // target at once ends about one check in three with a file's rustc
-        // diagnostics from one target missing (traced: lib.rs published with 16
-        // distinct warnings, then 8, nothing after; a broken call's error lost the
-        // same way), so the check's word is only exact for one target, as `cargo
-        // check` has it. A project may turn it on. `cachePriming` off: it indexes
-        // every dependency for completion, nothing a check asks for, and held the
-        // first check's publishes back by 1.9 s of a cold run on itertools.
+        // `check.allTargets` off (lib and bins, as `cargo check`): checking the test
+        // target too, rust-analyzer 1.95 dropped part of a check's results about one
+        // check in three (see `lsp::rust_analyzer`); with one target it does so far
+        // more rarely. A project may turn it on. `cachePriming` off: it indexes every
+        // dependency for completion, nothing a check asks for, and its first check
+        // waits for it (1.9 s of a cold run on itertools).
         initialization_options: Some(json!({
             "checkOnSave": true,
             "check": { "allTargets": false },
@@ -47,7 +45,8 @@ pub(super) fn rust_analyzer() -> ServerSpec {
 }
 
 /// `project-wide` for rust-analyzer: off, its check after a save still runs, but
-/// lspgate scans for the dependents and opens them instead of taking the check's word.
+/// lspgate neither waits for it nor takes what it pushes for files nobody opened;
+/// the scan's dependents alone are asked about.
 pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
     spec.wait.check_after_save = on;
 }
