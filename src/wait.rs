@@ -38,6 +38,9 @@ pub struct Target {
     pub trigger_at: Instant,
     /// The document version we sent, if the file is open.
     pub version: Option<i32>,
+    /// The server already said its diagnostics stand (see
+    /// `Server::says_unchanged`): nothing to wait for.
+    pub stands: bool,
 }
 
 impl Target {
@@ -52,6 +55,7 @@ impl Target {
             trigger: pool.server(s).pull_holds_from(),
             trigger_at: Instant::now(),
             version: None,
+            stands: false,
         }
     }
 }
@@ -303,6 +307,9 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     let server = pool.server(t.server);
     if server.is_dead() {
         return Fresh::No;
+    }
+    if t.stands {
+        return Fresh::Confirmed;
     }
     // clangd: a file whose latest state since the trigger is not "idle" has work
     // queued or under way, whatever it published before. "idle" alone is not a sign

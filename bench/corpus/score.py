@@ -17,7 +17,11 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      cases behind the daemon's back, as a user's repository is, and an untimed check
      after each restore so that the next case's figure is its own edit's, not the
      re-analysis of the restore; `daemon stop`;
-  4. the server's own re-check time for each case's edit, by the minimal client of
+  4. agent (not in the default modes): a daemon again, and each case applied and then
+     undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
+     edits only through lspgate does: the daemon's steady state, where nothing changes
+     behind its back; the copy is checked to be pristine after the undo;
+  5. the server's own re-check time for each case's edit, by the minimal client of
      recheck.py (same server, same settings, warm; blank where it cannot be measured
      honestly).
 
@@ -55,7 +59,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import recheck  # noqa: E402
-from common import (CorpusError, checker_env, make_copy, parse_diff,  # noqa: E402
+from common import (CorpusError, checker_env, git, make_copy, parse_diff,  # noqa: E402
                     restore, run_checker)
 from fetch import FetchError, fetch  # noqa: E402
 from projects import Project, select  # noqa: E402
@@ -207,7 +211,19 @@ def score(case: Case, o: Outcome, report: dict) -> None:
 SAVE: Path | None = None  # --save: where each run's report and stderr are kept
 
 
-def run_case(gate: Gate, root: Path, case: Case, mode: str) -> Outcome:
+def undo_through_gate(gate: Gate, root: Path, case: Case, log) -> None:
+    """Agent mode: undo the case with `lspgate patch -R` (untimed), as an agent that
+    edits only through lspgate would; the copy must be pristine after it."""
+    _, proc = gate.run(root, ["patch", "-R", str(case.diff), "--format", "json", "-q",
+                              *gate.extra])
+    dirty = git(root, "status", "--porcelain").strip()
+    if proc.returncode not in (0, 1) or dirty:
+        log(f"{case.project.name}/{case.name}: the undo through lspgate exited "
+            f"{proc.returncode}, copy {'not ' if dirty else ''}pristine; restored with git")
+        restore(root)
+
+
+def run_case(gate: Gate, root: Path, case: Case, mode: str, log=None) -> Outcome:
     o = Outcome(case, mode)
     try:
         wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
@@ -229,7 +245,10 @@ def run_case(gate: Gate, root: Path, case: Case, mode: str) -> Outcome:
     except subprocess.TimeoutExpired:
         o.error = f"lspgate ran more than {RUN_TIMEOUT}s"
     finally:
-        restore(root)
+        if mode == "agent" and log is not None and not o.error:
+            undo_through_gate(gate, root, case, log)
+        else:
+            restore(root)
     return o
 
 
@@ -277,6 +296,25 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                                     *args.gate_args])
         except subprocess.TimeoutExpired:
             log(f"{p.name}: warm-up check ran more than {RUN_TIMEOUT}s")
+        finally:
+            try:
+                gate.run(root, ["daemon", "stop"])
+            except subprocess.TimeoutExpired:
+                log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
+            restore(root)
+    if "agent" in args.modes:
+        try:
+            gate.run(root, ["daemon", "start"])
+            wall, proc = gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
+                                         *args.gate_args])
+            log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
+            for case in cases:
+                for _ in range(args.runs):
+                    o = run_case(gate, root, case, "agent", log)
+                    outcomes.append(o)
+                    log(f"{p.name}/{case.name} agent: {brief(o)}")
+        except subprocess.TimeoutExpired:
+            log(f"{p.name}: an agent-mode run ran more than {RUN_TIMEOUT}s")
         finally:
             try:
                 gate.run(root, ["daemon", "stop"])
@@ -401,7 +439,9 @@ def main() -> int:
     ap.add_argument("--projects", help="comma-separated subset (default: all)")
     ap.add_argument("--cases", help="comma-separated case names (default: all)")
     ap.add_argument("--runs", type=int, default=1, help="runs of each case per mode")
-    ap.add_argument("--modes", default="cold,warm", help="cold, warm or both")
+    ap.add_argument("--modes", default="cold,warm",
+                    help="comma-separated: cold, warm (each case restored with git behind "
+                    "the daemon's back), agent (each case undone through lspgate)")
     ap.add_argument("--no-recheck", dest="recheck", action="store_false",
                     help="skip the server's own re-check time")
     ap.add_argument("--smoke", action="store_true",

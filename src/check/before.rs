@@ -111,6 +111,18 @@ pub(super) fn take(
 ) -> Before {
     let opts = &ctx.options;
     let mut before = Before::default();
+    // clangd, going over every open file after a save (files changed behind the
+    // daemon's back, sent again): waiting for it to finish costs the rest of that
+    // pass; asking again now (a new version of each file) would make it build every
+    // file twice.
+    let busy: Vec<ServerId> = groups
+        .iter()
+        .filter_map(|g| g.server)
+        .filter(|&s| pool.server(s).going_over_open_files())
+        .collect();
+    if !busy.is_empty() {
+        wait::settle_servers(pool, &busy, Instant::now() + opts.timeout);
+    }
     let mut targets: Vec<Target> = Vec::new();
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
@@ -339,6 +351,7 @@ pub(super) fn sync(pool: &mut Pool, s: ServerId, path: &Path, text: &str) -> Tar
             // run wait `unpublished_after` for such files before the edit was applied.
             trigger_at: doc.changed_instant,
             version: Some(doc.version),
+            stands: server.says_unchanged(path),
         };
     }
     sync_forced(pool, s, path, text)
@@ -353,5 +366,6 @@ pub(super) fn sync_forced(pool: &mut Pool, s: ServerId, path: &Path, text: &str)
         trigger: pool.clock(),
         trigger_at: Instant::now(),
         version: Some(version),
+        stands: false,
     }
 }

@@ -262,6 +262,7 @@ pub(super) fn revive_crashed(
                     trigger: doc.changed_at,
                     trigger_at: Instant::now(),
                     version: Some(doc.version),
+                    stands: false,
                 };
             }
         }

@@ -527,6 +527,12 @@ impl Daemon {
             }
             let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
             let saved = !changed.is_empty();
+            if saved || !gone.is_empty() {
+                // What the other files' cached diagnostics were computed against
+                // changes now: the next run's before view asks for them again, unless
+                // the server says they stand (clangd, after the saves below).
+                self.pool.mark_changed(i);
+            }
             for (path, text) in changed {
                 self.pool.open_or_change(i, &path, &text);
                 // The text is on disk: saved, as far as the server can tell.
@@ -557,9 +563,6 @@ impl Daemon {
             announced.extend(watched.iter().map(|(p, _)| p.clone()));
             if !watched.is_empty() {
                 self.pool.watched(i, &watched);
-                // What the other files' cached diagnostics were computed against
-                // changed: the next run's before view asks for them again.
-                self.pool.mark_changed(i);
             }
         }
         announced

@@ -62,6 +62,25 @@ impl FileStatuses {
         }
     }
 
+    /// Whether `path`'s last state is "idle" and arrived after pool clock `since`.
+    ///
+    /// Sent a `didSave`, clangd 14 goes over every open file again (each says "file
+    /// is queued" within a millisecond of the save, measured on Lua's 34 open files)
+    /// and rebuilds and publishes only those whose text or included files changed; the
+    /// others go back to "idle" with nothing published. So once clangd is quiet, a
+    /// file idle since a save sent after a change has its published diagnostics
+    /// still current. (Quiet, because "idle" also comes between the steps of one
+    /// rebuild.)
+    pub fn idle_after(&self, path: &Path, since: u64) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|s| s.idle && s.seq > since)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
     /// The file was closed: its status says nothing about a later open.
     pub fn forget(&mut self, path: &Path) {
         self.files.remove(path);

@@ -227,7 +227,7 @@ impl Pool {
     /// Tell the server the file was written to disk.
     pub fn save(&mut self, id: ServerId, path: &Path) {
         self.clock += 1;
-        self.servers[id.0].save(path);
+        self.servers[id.0].save(path, self.clock);
     }
 
     /// Ask for the project check a save would start (see `Server::run_check`).

@@ -145,6 +145,8 @@ pub struct Server {
     /// against other files than the ones it has now, whatever their own text. (After
     /// a run's own edit the run waited for the files it can break.)
     content_changed_at: u64,
+    /// Pool clock of the last `didSave` sent.
+    saved_at: u64,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
     /// out a server's silence scales with how slow it is now (a loaded machine).
     publish_latency: Duration,
@@ -295,6 +297,28 @@ impl Server {
             || self
                 .diagnostics
                 .received_after(path, self.content_changed_at)
+            || self.says_unchanged(path)
+    }
+
+    /// clangd: a save since the last change has it going over every open file again
+    /// (see [`Server::says_unchanged`]) and it is not quiet yet: what it holds for an
+    /// open file is neither known current nor known stale until it is.
+    pub fn going_over_open_files(&self) -> bool {
+        !self.file_status.is_empty()
+            && self.content_changed_at > 0
+            && self.saved_at >= self.content_changed_at
+            && !self.settled(Instant::now())
+    }
+
+    /// clangd: every open file was gone over again after the last change (a save
+    /// sent since, see `clangd::FileStatuses::idle_after`), this one is idle, and
+    /// the server is quiet: it published nothing new for the file because nothing it
+    /// reads changed, so what it published before stands.
+    pub fn says_unchanged(&self, path: &Path) -> bool {
+        self.saved_at >= self.content_changed_at
+            && self.diagnostics.get(path).is_some()
+            && self.file_status.idle_after(path, self.saved_at)
+            && self.settled(Instant::now())
     }
 
     /// True when no progress is under way and the server has been silent for its
@@ -365,6 +389,7 @@ impl Server {
             pulls_in_flight: HashSet::new(),
             refresh_seq: 0,
             content_changed_at: 0,
+            saved_at: 0,
             publish_latency: Duration::ZERO,
             logs: VecDeque::new(),
             shown: VecDeque::new(),
@@ -457,11 +482,12 @@ impl Server {
     }
 
     /// Tell the server `path` was written to disk, if it has it open and cares.
-    pub(super) fn save(&mut self, path: &Path) {
+    pub(super) fn save(&mut self, path: &Path, clock: u64) {
         let Some(text) = self.docs.get(path).map(|d| d.text.clone()) else {
             return;
         };
         if self.wants_save {
+            self.saved_at = clock;
             self.send(protocol::notification::<DidSaveTextDocument>(
                 DidSaveTextDocumentParams {
                     text_document: TextDocumentIdentifier {

@@ -160,6 +160,7 @@ fn change_to(pool: &mut Pool, s: ServerId, text: &str) -> Target {
         trigger: pool.clock(),
         trigger_at: Instant::now(),
         version: Some(version),
+        stands: false,
     }
 }
 
@@ -271,6 +272,22 @@ fn clangd_idle_after_our_publish_confirms_and_busy_does_not() {
     let target = open(&mut pool, s);
     let outcome = settle(&mut pool, &[target], within(3000));
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
+}
+
+/// A target whose diagnostics the server already said stand (clangd idle since a
+/// save, nothing published: `Server::says_unchanged`) needs no wait; the same target
+/// without that word waits out the server's full quiet for a publish.
+#[test]
+fn a_target_the_server_said_stands_is_fresh_at_once() {
+    let silent: Script = Box::new(|_, _| true);
+    let (mut pool, s) = pool_with(confirming(), json!({}), silent);
+    let mut target = open(&mut pool, s);
+    target.stands = true;
+    let outcome = settle(&mut pool, std::slice::from_ref(&target), within(3000));
+    assert_eq!(outcome.fresh, vec![true]);
+    target.stands = false;
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert_eq!(outcome.fresh, vec![false], "nothing was published");
 }
 
 #[test]

@@ -360,6 +360,62 @@ fn clangd_file_status_and_rust_analyzer_server_status_are_recorded() {
     assert!(pool.server(id).file_status(&path()).is_none());
 }
 
+/// clangd goes over every open file after a save and publishes only those whose
+/// text or includes changed: a file it went back to "idle" on since a save sent after
+/// the last change keeps what it published, once the server is quiet.
+#[test]
+fn clangd_idle_since_a_save_after_a_change_keeps_its_diagnostics() {
+    let quiet = WaitProfile {
+        quiet: Duration::ZERO,
+        ..WaitProfile::default()
+    };
+    let (mut pool, id, peer) = started(quiet, json!({}));
+    let status = |state: &str| {
+        notification(
+            "textDocument/clangd.fileStatus",
+            json!({ "uri": uri::from_path(&path()), "state": state }),
+        )
+    };
+    pool.open_or_change(id, &path(), "int x;\n");
+    peer.send(notification(
+        "textDocument/publishDiagnostics",
+        json!({ "uri": uri::from_path(&path()), "version": 1, "diagnostics": [diagnostic_at(0, "old")] }),
+    ));
+    peer.send(status("idle"));
+    pump_until(&mut pool, |p| p.server(id).diagnostics().contains(&path()));
+    pump_all(&mut pool);
+    assert!(pool.server(id).diagnostics_hold(&path()));
+
+    // Something it reads changed behind its back: what it said no longer holds,
+    // idle or not, until a save has it go over its open files again.
+    pool.mark_changed(id);
+    assert!(!pool.server(id).diagnostics_hold(&path()));
+    peer.send(status("idle"));
+    pump_all(&mut pool);
+    assert!(
+        !pool.server(id).diagnostics_hold(&path()),
+        "no save since the change"
+    );
+
+    pool.save(id, &path());
+    assert!(
+        !pool.server(id).diagnostics_hold(&path()),
+        "not gone over yet"
+    );
+    peer.send(status("parsing includes, running Update (1)"));
+    pump_all(&mut pool);
+    assert!(!pool.server(id).diagnostics_hold(&path()), "still at it");
+    peer.send(status("idle"));
+    pump_all(&mut pool);
+    assert!(pool.server(id).says_unchanged(&path()));
+    assert!(pool.server(id).diagnostics_hold(&path()));
+    assert!(!pool.server(id).going_over_open_files());
+
+    // A change after the save: the save no longer speaks for it.
+    pool.mark_changed(id);
+    assert!(!pool.server(id).diagnostics_hold(&path()));
+}
+
 #[test]
 fn what_a_server_logs_is_kept_bounded() {
     let (mut pool, id, peer) = started(WaitProfile::default(), json!({}));
