@@ -224,6 +224,8 @@ def undo_through_gate(gate: Gate, root: Path, case: Case, log) -> None:
 
 
 def run_case(gate: Gate, root: Path, case: Case, mode: str, log=None) -> Outcome:
+    """One timed `lspgate patch` of the case, scored; then the copy back to pristine
+    (through lspgate in agent mode, else with git)."""
     o = Outcome(case, mode)
     try:
         wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
@@ -279,48 +281,9 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                 o = run_case(gate, root, case, "cold")
                 outcomes.append(o)
                 log(f"{p.name}/{case.name} cold: {brief(o)}")
-    if "warm" in args.modes:
-        try:
-            gate.run(root, ["daemon", "start"])
-            wall, proc = gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
-                                         *args.gate_args])
-            log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
-            for case in cases:
-                for _ in range(args.runs):
-                    o = run_case(gate, root, case, "warm")
-                    outcomes.append(o)
-                    log(f"{p.name}/{case.name} warm: {brief(o)}")
-                    # The restore changed files behind the daemon's back; an untimed
-                    # check lets it take them in, so the next figure is its edit's own.
-                    gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
-                                    *args.gate_args])
-        except subprocess.TimeoutExpired:
-            log(f"{p.name}: warm-up check ran more than {RUN_TIMEOUT}s")
-        finally:
-            try:
-                gate.run(root, ["daemon", "stop"])
-            except subprocess.TimeoutExpired:
-                log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
-            restore(root)
-    if "agent" in args.modes:
-        try:
-            gate.run(root, ["daemon", "start"])
-            wall, proc = gate.run(root, ["check", warm_file(cases), "--format", "json", "-q",
-                                         *args.gate_args])
-            log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
-            for case in cases:
-                for _ in range(args.runs):
-                    o = run_case(gate, root, case, "agent", log)
-                    outcomes.append(o)
-                    log(f"{p.name}/{case.name} agent: {brief(o)}")
-        except subprocess.TimeoutExpired:
-            log(f"{p.name}: an agent-mode run ran more than {RUN_TIMEOUT}s")
-        finally:
-            try:
-                gate.run(root, ["daemon", "stop"])
-            except subprocess.TimeoutExpired:
-                log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
-            restore(root)
+    for mode in ("warm", "agent"):
+        if mode in args.modes:
+            outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
     rechecks: dict = {}
     if args.recheck and p.recheck:
         t0 = time.monotonic()
@@ -329,6 +292,36 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
             f"{time.monotonic() - t0:.0f}s: " + ", ".join(f"{k}={fmt_recheck(v)}"
                                                           for k, v in rechecks.items()))
     return outcomes, batch.seconds, p.checker_label, rechecks
+
+
+def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], args, mode: str,
+                       log) -> list[Outcome]:
+    """Warm or agent: a daemon for the copy, warmed by one untimed check, then every
+    case through it; warm restores the copy with git behind the daemon's back (and an
+    untimed check lets the daemon take the restore in, so the next figure is its own
+    edit's), agent undoes each case through lspgate."""
+    outcomes: list[Outcome] = []
+    warm_check = ["check", warm_file(cases), "--format", "json", "-q", *args.gate_args]
+    try:
+        gate.run(root, ["daemon", "start"])
+        wall, proc = gate.run(root, warm_check)
+        log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
+        for case in cases:
+            for _ in range(args.runs):
+                o = run_case(gate, root, case, mode, log)
+                outcomes.append(o)
+                log(f"{p.name}/{case.name} {mode}: {brief(o)}")
+                if mode == "warm":
+                    gate.run(root, warm_check)
+    except subprocess.TimeoutExpired:
+        log(f"{p.name}: a {mode} run ran more than {RUN_TIMEOUT}s")
+    finally:
+        try:
+            gate.run(root, ["daemon", "stop"])
+        except subprocess.TimeoutExpired:
+            log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
+        restore(root)
+    return outcomes
 
 
 def brief(o: Outcome) -> str:
