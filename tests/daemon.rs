@@ -1317,6 +1317,44 @@ fn a_break_made_behind_its_back_is_not_blamed_on_the_next_edit() {
     stop(second);
 }
 
+/// The pulls of `file` the fake server received, all runs so far.
+fn pulls_of(out: &Output, file: &str) -> usize {
+    out.fake_log()
+        .iter()
+        .filter(|e| e["event"] == "recv" && e["method"] == "textDocument/diagnostic")
+        .filter(|e| e["uri"].as_str().is_some_and(|u| u.ends_with(file)))
+        .count()
+}
+
+/// A project put back behind the daemon's back to texts it had before (`git
+/// checkout`) gets the answers it had then as its before view: nothing is asked again
+/// before the edit, and the edit's breaks are reported as the first time. Were the
+/// answers after the first edit taken instead, the break would be old news.
+#[test]
+fn a_project_put_back_behind_its_back_gets_its_earlier_answers() {
+    let test = Test::new()
+        .file("words.fake", "def greet\n")
+        .file("use.fake", "use greet\n// from words\n")
+        .fake_server(&["--pull"])
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let first = test.args(["check", "use.fake", "words.fake"]).run();
+    first.assert_code(0);
+    let second = write(first.again(), "words.fake", "def hello\n");
+    second.assert_code(1).stdout_contains("unknown name greet");
+
+    fs::write(second.workspace().join("words.fake"), "def greet\n").expect("put back");
+    let asked = pulls_of(&second, "use.fake");
+    let third = write(second.again(), "words.fake", "def hello\n");
+    third.assert_code(1).stdout_contains("unknown name greet");
+    assert_eq!(
+        pulls_of(&third, "use.fake") - asked,
+        1,
+        "use.fake asked about after the edit only\n{third}"
+    );
+    stop(third);
+}
+
 /// `cmd` run by `sh` under file creation mask `umask`, its output captured.
 fn under_umask(cmd: &Command, umask: &str) -> std::process::Output {
     let mut sh = Command::new("sh");

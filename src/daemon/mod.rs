@@ -488,6 +488,35 @@ impl Daemon {
         }
         let announced = self.resync();
         self.announce_disk_changes(&announced);
+        self.name_views();
+    }
+
+    /// The servers now see the project as it is on disk: each is told its key (see
+    /// `watch::Watch::view_key`), so that a project back to texts it had before (a
+    /// `git checkout` or `git stash` behind the daemon's back) gets the answers it
+    /// had then, not a re-check of every file for the next run's before view.
+    fn name_views(&mut self) {
+        for (root, _) in self.roots() {
+            let mut extra: Vec<String> = watch::LOCK_FILES.iter().map(|s| s.to_string()).collect();
+            let ids: Vec<_> = self
+                .pool
+                .ids()
+                .into_iter()
+                .filter(|&i| {
+                    let server = self.pool.server(i);
+                    !server.is_dead() && server.root() == root
+                })
+                .collect();
+            for &i in &ids {
+                extra.extend(self.pool.server(i).spec().root_markers.iter().cloned());
+            }
+            let Some(key) = self.watch.view_key(&root, &extra) else {
+                continue;
+            };
+            for i in ids {
+                self.pool.enter_view(i, key);
+            }
+        }
     }
 
     /// Files changed by anything else since the last run (an editor, `git

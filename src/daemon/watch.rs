@@ -64,6 +64,8 @@ pub type Change = (PathBuf, u8);
 
 pub struct Watch {
     roots: HashMap<PathBuf, Known>,
+    /// Each file's text hashed, with the stamp it had then (see [`Watch::view_key`]).
+    hashes: HashMap<PathBuf, (Stamp, u64)>,
     /// [`MAX_ENTRIES`], but for tests.
     cap: usize,
 }
@@ -72,10 +74,24 @@ impl Default for Watch {
     fn default() -> Self {
         Watch {
             roots: HashMap::new(),
+            hashes: HashMap::new(),
             cap: MAX_ENTRIES,
         }
     }
 }
+
+/// Files at a root that the servers read besides those of their extensions, which a
+/// view's key covers too: dependency lock files (their root markers are added).
+pub const LOCK_FILES: &[&str] = &[
+    "Cargo.lock",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "go.sum",
+    "poetry.lock",
+    "uv.lock",
+    "Pipfile.lock",
+];
 
 impl Watch {
     /// Walk `root` for files with one of `extensions` and return what changed since
@@ -114,6 +130,54 @@ impl Watch {
             },
         );
         Ok(changes)
+    }
+
+    /// A key of the project at `root` as the last walk found it: the text of every
+    /// file walked, and of the files `extra` names at the root (the servers'
+    /// configuration, lock files). Equal keys, the same texts; so a server shown the
+    /// project as on disk answers as it answered at that key before (`Pool::enter_view`).
+    /// A file is read again only when its stamp changed since it was hashed. `None`
+    /// for a root not walked yet, given up on, or with a file that cannot be read.
+    ///
+    /// What lies outside (installed packages, a gitignored directory) is not covered:
+    /// the same caveat as the walk's.
+    pub fn view_key(&mut self, root: &Path, extra: &[String]) -> Option<u64> {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let Some(Known::Files { files, .. }) = self.roots.get(root) else {
+            return None;
+        };
+        let mut entries: Vec<(PathBuf, Stamp)> =
+            files.iter().map(|(p, stamp)| (p.clone(), *stamp)).collect();
+        for name in extra {
+            let path = root.join(name);
+            if let Ok(meta) = fs::metadata(&path)
+                && meta.is_file()
+            {
+                entries.push((path, Stamp::of(&meta)));
+            }
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let mut key = DefaultHasher::new();
+        for (path, stamp) in &entries {
+            let hash = match self.hashes.get(path) {
+                Some((known, hash)) if known == stamp => *hash,
+                _ => {
+                    let mut h = DefaultHasher::new();
+                    fs::read(path).ok()?.hash(&mut h);
+                    let hash = h.finish();
+                    self.hashes.insert(path.clone(), (*stamp, hash));
+                    hash
+                }
+            };
+            path.hash(&mut key);
+            hash.hash(&mut key);
+        }
+        // Files gone from the root are forgotten.
+        let seen: std::collections::HashSet<&PathBuf> = entries.iter().map(|(p, _)| p).collect();
+        self.hashes
+            .retain(|p, _| !p.starts_with(root) || seen.contains(p));
+        Some(key.finish())
     }
 
     /// Whether `root` has a baseline (or was given up on).
@@ -257,6 +321,47 @@ mod tests {
         fs::write(root.join("b.py"), "created by the run").expect("write");
         watch.touched(&[root.join("a.py"), root.join("b.py")]);
         assert_eq!(watch.changes(&root, &py), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_view_key_follows_the_texts_not_the_stamps() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        fs::write(root.join("a.py"), "a = 1\n").expect("write");
+        fs::write(root.join("b.py"), "b = 1\n").expect("write");
+        fs::write(root.join("pyproject.toml"), "[tool]\n").expect("write");
+        let mut watch = Watch::default();
+        let py = exts(&["py"]);
+        let extra = vec!["pyproject.toml".to_string(), "uv.lock".to_string()];
+        assert_eq!(watch.view_key(&root, &extra), None, "not walked yet");
+        watch.changes(&root, &py).expect("walk");
+        let pristine = watch.view_key(&root, &extra).expect("a key");
+        assert_eq!(
+            watch.view_key(&root, &extra),
+            Some(pristine),
+            "nothing changed"
+        );
+
+        fs::write(root.join("a.py"), "a = 22\n").expect("write");
+        watch.changes(&root, &py).expect("walk");
+        let edited = watch.view_key(&root, &extra).expect("a key");
+        assert_ne!(edited, pristine);
+
+        // Back to the same text (a `git checkout`): a new stamp, the same key.
+        fs::write(root.join("a.py"), "a = 1\n").expect("write");
+        watch.changes(&root, &py).expect("walk");
+        assert_eq!(watch.view_key(&root, &extra), Some(pristine));
+
+        fs::write(root.join("pyproject.toml"), "[tool.other]\n").expect("write");
+        assert_ne!(
+            watch.view_key(&root, &extra),
+            Some(pristine),
+            "a configuration file counts"
+        );
+        fs::write(root.join("pyproject.toml"), "[tool]\n").expect("write");
+        fs::write(root.join("c.py"), "").expect("write");
+        watch.changes(&root, &py).expect("walk");
+        assert_ne!(watch.view_key(&root, &extra), Some(pristine), "a new file");
     }
 
     #[test]

@@ -29,15 +29,41 @@ pub struct Published {
 pub struct Pulled {
     pub diagnostics: Vec<Diagnostic>,
     /// The pool clock when the request was sent: the answer covers every change
-    /// sent before it.
+    /// sent before it. For an answer given again ([`Store::enter_view`]), the clock
+    /// it was given again at.
     pub sent_seq: u64,
+    /// The project as the server saw it when asked, where known (`Server::view_at`):
+    /// the same view again gives the same answer.
+    pub view: Option<u64>,
+    /// Given again from an earlier view, not asked for: no sign of anything the
+    /// server did since.
+    pub reinstated: bool,
 }
+
+impl Pulled {
+    /// An answer to a pull sent at `sent_seq` while the server saw `view`.
+    pub fn answer(diagnostics: Vec<Diagnostic>, sent_seq: u64, view: Option<u64>) -> Pulled {
+        Pulled {
+            diagnostics,
+            sent_seq,
+            view,
+            reinstated: false,
+        }
+    }
+}
+
+/// Answers kept per file for views other than the current one: a revert behind the
+/// daemon's back (`git checkout`, `git stash`) goes back to the view before the last
+/// edit, seldom further.
+const EARLIER_VIEWS: usize = 2;
 
 /// What a server said about one file, by either route.
 #[derive(Debug, Clone, Default)]
 pub struct FileDiagnostics {
     pub pushed: Option<Published>,
     pub pulled: Option<Pulled>,
+    /// Earlier pull answers, each of another known view, newest first.
+    pub(super) earlier: Vec<Pulled>,
 }
 
 impl FileDiagnostics {
@@ -124,9 +150,45 @@ impl Store {
     /// Whether an answer to a pull sent after pool clock `since` has come, for any
     /// file.
     pub fn pulled_after(&self, since: u64) -> bool {
-        self.files
-            .values()
-            .any(|d| d.pulled.as_ref().is_some_and(|p| p.sent_seq > since))
+        self.files.values().any(|d| {
+            d.pulled
+                .as_ref()
+                .is_some_and(|p| p.sent_seq > since && !p.reinstated)
+        })
+    }
+
+    /// The server sees the project as it saw it at `view` (a key of every file's
+    /// text), since pool clock `clock`. An answer that still holds (sent at or after
+    /// `holds_from`) is that view's; a file whose answer does not hold but that was
+    /// answered at this same view before gets that answer back, as if just pulled:
+    /// the same project gives the same answer.
+    pub(super) fn enter_view(&mut self, view: u64, holds_from: u64, clock: u64) {
+        for d in self.files.values_mut() {
+            let Some(current) = d.pulled.as_mut() else {
+                continue;
+            };
+            if current.sent_seq >= holds_from {
+                current.view = Some(view);
+                continue;
+            }
+            let Some(i) = d.earlier.iter().position(|p| p.view == Some(view)) else {
+                continue;
+            };
+            let mut again = d.earlier.remove(i);
+            again.sent_seq = clock;
+            again.reinstated = true;
+            if let Some(old) = d.pulled.replace(again) {
+                keep_earlier(&mut d.earlier, old);
+            }
+        }
+    }
+
+    /// What a server said before a refresh it sends as news may have been
+    /// incomplete: no view's answer is given again.
+    pub(super) fn forget_views(&mut self) {
+        for d in self.files.values_mut() {
+            d.earlier.clear();
+        }
     }
 
     /// The files still owed a publish (see [`Store`]'s `owed`).
@@ -167,17 +229,22 @@ impl Store {
         self.files.entry(path).or_default().pushed = Some(published);
     }
 
-    /// A pull answer for `path`.
+    /// A pull answer for `path`; the answer it replaces is kept if its view is known.
     pub(super) fn pulled(&mut self, path: PathBuf, pulled: Pulled) {
-        self.files.entry(path).or_default().pulled = Some(pulled);
+        let d = self.files.entry(path).or_default();
+        if let Some(old) = d.pulled.replace(pulled) {
+            keep_earlier(&mut d.earlier, old);
+        }
     }
 
     /// An "unchanged" pull answer: the last one still stands, as of `sent_seq`. (We
     /// never send a `previousResultId`, so servers should not say it; if one does,
     /// what we had is kept.)
-    pub(super) fn pull_unchanged(&mut self, path: &Path, sent_seq: u64) {
+    pub(super) fn pull_unchanged(&mut self, path: &Path, sent_seq: u64, view: Option<u64>) {
         if let Some(prev) = self.files.get_mut(path).and_then(|f| f.pulled.as_mut()) {
             prev.sent_seq = sent_seq;
+            prev.view = view;
+            prev.reinstated = false;
         }
     }
 
@@ -198,6 +265,17 @@ impl Store {
     pub(super) fn retain(&mut self, mut keep: impl FnMut(&Path, &FileDiagnostics) -> bool) {
         self.files.retain(|p, d| keep(p, d));
     }
+}
+
+/// Keep `old` among the earlier answers if its view is known, as the newest of its
+/// view, within [`EARLIER_VIEWS`].
+fn keep_earlier(earlier: &mut Vec<Pulled>, old: Pulled) {
+    if old.view.is_none() {
+        return;
+    }
+    earlier.retain(|p| p.view != old.view);
+    earlier.insert(0, old);
+    earlier.truncate(EARLIER_VIEWS);
 }
 
 /// The diagnostics of a list as a server sent it. Read one by one: one malformed
@@ -241,10 +319,7 @@ mod tests {
         store.push(a.clone(), published(5, &["check", "both"]));
         store.pulled(
             a.clone(),
-            Pulled {
-                diagnostics: vec![diagnostic("native"), diagnostic("both")],
-                sent_seq: 3,
-            },
+            Pulled::answer(vec![diagnostic("native"), diagnostic("both")], 3, None),
         );
         let held = store.get(&a).expect("held");
         let messages: Vec<String> = held.current().into_iter().map(|d| d.message).collect();
@@ -257,21 +332,81 @@ mod tests {
     fn an_unchanged_answer_moves_the_last_pull_forward() {
         let mut store = Store::default();
         let a = PathBuf::from("/w/a.py");
-        store.pull_unchanged(&a, 9);
+        store.pull_unchanged(&a, 9, None);
         assert!(store.get(&a).is_none(), "nothing to keep");
-        store.pulled(
-            a.clone(),
-            Pulled {
-                diagnostics: vec![diagnostic("x")],
-                sent_seq: 2,
-            },
-        );
-        store.pull_unchanged(&a, 9);
+        store.pulled(a.clone(), Pulled::answer(vec![diagnostic("x")], 2, None));
+        store.pull_unchanged(&a, 9, None);
         let pulled = store
             .get(&a)
             .and_then(|d| d.pulled.as_ref())
             .expect("pulled");
         assert_eq!((pulled.sent_seq, pulled.diagnostics.len()), (9, 1));
+    }
+
+    #[test]
+    fn a_view_seen_before_gets_its_answer_again() {
+        let mut store = Store::default();
+        let a = PathBuf::from("/w/a.ts");
+        let messages = |store: &Store| -> Vec<String> {
+            let pulled = store
+                .get(&a)
+                .and_then(|d| d.pulled.as_ref())
+                .expect("pulled");
+            pulled
+                .diagnostics
+                .iter()
+                .map(|d| d.message.clone())
+                .collect()
+        };
+        store.pulled(
+            a.clone(),
+            Pulled::answer(vec![diagnostic("before")], 5, Some(1)),
+        );
+        // The edit: another view, another answer.
+        store.pulled(
+            a.clone(),
+            Pulled::answer(vec![diagnostic("after")], 11, Some(2)),
+        );
+        assert_eq!(messages(&store), ["after"]);
+
+        // Back to the first view behind the daemon's back: the answer it gave then.
+        store.enter_view(1, 20, 21);
+        assert_eq!(messages(&store), ["before"]);
+        let pulled = store
+            .get(&a)
+            .and_then(|d| d.pulled.as_ref())
+            .expect("pulled");
+        assert_eq!((pulled.sent_seq, pulled.reinstated), (21, true));
+        assert!(store.received_after(&a, 20), "it holds for the run");
+        assert!(
+            !store.pulled_after(20),
+            "but is no sign of the server's work"
+        );
+
+        // And forward again.
+        store.enter_view(2, 30, 31);
+        assert_eq!(messages(&store), ["after"]);
+
+        // A view never seen: nothing to give; an answer that holds takes its name.
+        store.enter_view(3, 40, 41);
+        assert_eq!(messages(&store), ["after"]);
+        store.pulled(
+            a.clone(),
+            Pulled::answer(vec![diagnostic("third")], 42, None),
+        );
+        store.enter_view(3, 42, 43);
+        store.enter_view(1, 50, 51);
+        assert_eq!(
+            messages(&store),
+            ["before"],
+            "view 3 kept, view 1 given again"
+        );
+        store.enter_view(3, 60, 61);
+        assert_eq!(messages(&store), ["third"]);
+
+        store.forget_views();
+        store.enter_view(1, 70, 71);
+        assert_eq!(messages(&store), ["third"], "forgotten after a refresh");
     }
 
     #[test]

@@ -259,6 +259,13 @@ impl Pool {
     /// Record that what server `id` sees changed outside a run's own edit (files
     /// re-sent after an editor changed them, a text put back after a dry run, a
     /// before text it did not hold): the diagnostics it holds may be out of date.
+    /// Server `id` sees the project as it is on disk, whose files' texts have key
+    /// `view`: see `Server::enter_view`.
+    pub fn enter_view(&mut self, id: ServerId, view: u64) {
+        self.clock += 1;
+        self.servers[id.0].enter_view(view, self.clock);
+    }
+
     pub fn mark_changed(&mut self, id: ServerId) {
         self.clock += 1;
         self.servers[id.0].mark_changed(self.clock);

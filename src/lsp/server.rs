@@ -147,6 +147,10 @@ pub struct Server {
     content_changed_at: u64,
     /// Pool clock of the last `didSave` sent.
     saved_at: u64,
+    /// The project as the server sees it, when the daemon named it (a key of every
+    /// file's text), and the pool clock since: pull answers from then on are that
+    /// view's. Unknown (`None`) after any change the server sees.
+    view: Option<(u64, u64)>,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
     /// out a server's silence scales with how slow it is now (a loaded machine).
     publish_latency: Duration,
@@ -390,6 +394,7 @@ impl Server {
             refresh_seq: 0,
             content_changed_at: 0,
             saved_at: 0,
+            view: None,
             publish_latency: Duration::ZERO,
             logs: VecDeque::new(),
             shown: VecDeque::new(),
@@ -439,6 +444,7 @@ impl Server {
             if doc.text != text {
                 doc.text_since = doc.version;
                 self.text_changed_at = clock;
+                self.view = None;
             }
             doc.text = text.to_string();
             doc.changed_at = clock;
@@ -455,6 +461,11 @@ impl Server {
                 },
             ));
             return version;
+        }
+        if self.view.is_some() && std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+            // Opened with a text the disk does not have (a dry run, a review): the
+            // server no longer sees the project the view was taken of.
+            self.view = None;
         }
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let language_id = self.spec.language_id(ext).to_string();
@@ -521,7 +532,7 @@ impl Server {
 
     pub(super) fn close(&mut self, path: &Path, clock: u64) {
         if self.docs.remove(path).is_some() {
-            self.text_changed_at = clock;
+            self.saw_change(clock);
             self.send(protocol::notification::<DidCloseTextDocument>(
                 DidCloseTextDocumentParams {
                     text_document: TextDocumentIdentifier {
@@ -540,7 +551,7 @@ impl Server {
 
     /// `workspace/didChangeWatchedFiles` for `changes`, told at pool clock `clock`.
     pub(super) fn watched(&mut self, changes: &[(PathBuf, FileChangeType)], clock: u64) {
-        self.text_changed_at = clock;
+        self.saw_change(clock);
         if self.spec.wait.workspace_analysis {
             for (path, _) in changes {
                 if self.diagnostics.tracks(path, self.docs.contains_key(path)) {
@@ -597,7 +608,37 @@ impl Server {
     /// Something the server sees changed outside a run's own edit, at `clock`.
     pub(super) fn mark_changed(&mut self, clock: u64) {
         self.content_changed_at = clock;
+        self.saw_change(clock);
+    }
+
+    /// What the server sees changed at `clock`: answers from before no longer hold,
+    /// and the view is unknown until the daemon names it again.
+    fn saw_change(&mut self, clock: u64) {
         self.text_changed_at = clock;
+        self.view = None;
+    }
+
+    /// The server sees the project as it is on disk, whose every file's text has key
+    /// `view` (`daemon::watch`), from pool clock `clock`: answers still holding are
+    /// that view's, and answers given at that view before are given again (see
+    /// `diagnostics::Store::enter_view`).
+    pub(super) fn enter_view(&mut self, view: u64, clock: u64) {
+        let refresh = if self.spec.wait.refresh_is_news {
+            self.refresh_seq
+        } else {
+            0
+        };
+        let holds_from = self.pull_holds_from().max(refresh);
+        self.diagnostics.enter_view(view, holds_from, clock);
+        self.view = Some((view, clock));
+    }
+
+    /// The view a pull sent at `sent_seq` was answered for: the current one, if it
+    /// was named before the pull was sent and nothing changed since.
+    pub(super) fn view_at(&self, sent_seq: u64) -> Option<u64> {
+        self.view
+            .filter(|&(_, since)| sent_seq >= since)
+            .map(|(view, _)| view)
     }
 
     /// The pool clock a pull answer must have been sent at or after to hold: after

@@ -389,16 +389,18 @@ mod tests {
             }]
         };
         let held = |sent_seq, seq| FileDiagnostics {
-            pulled: Some(crate::lsp::diagnostics::Pulled {
-                diagnostics: d("pulled"),
+            pulled: Some(crate::lsp::diagnostics::Pulled::answer(
+                d("pulled"),
                 sent_seq,
-            }),
+                None,
+            )),
             pushed: Some(crate::lsp::diagnostics::Published {
                 diagnostics: d("pushed"),
                 version: None,
                 seq,
                 at: std::time::Instant::now(),
             }),
+            ..FileDiagnostics::default()
         };
         let first =
             |h: &FileDiagnostics, changed| current(h, changed).map(|l| l[0].message.clone());

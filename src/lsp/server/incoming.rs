@@ -213,6 +213,9 @@ pub(super) fn request(server: &mut Server, req: Request, clock: u64) {
         WorkspaceDiagnosticRefresh::METHOD => {
             // Means: pull again. The wait re-pulls files pulled before this clock.
             server.refresh_seq = clock;
+            if server.spec.wait.refresh_is_news {
+                server.diagnostics.forget_views();
+            }
             protocol::reply::<WorkspaceDiagnosticRefresh>(id, ())
         }
         ShowMessageRequest::METHOD => {
@@ -295,11 +298,10 @@ pub(super) fn response(server: &mut Server, resp: Response) {
                 Answer::Incomplete => {}
                 Answer::Complete(diagnostics) => {
                     server.pulls_in_flight.remove(&path);
-                    let pulled = Pulled {
-                        diagnostics,
-                        sent_seq,
-                    };
-                    server.diagnostics.pulled(path, pulled);
+                    let view = server.view_at(sent_seq);
+                    server
+                        .diagnostics
+                        .pulled(path, Pulled::answer(diagnostics, sent_seq, view));
                 }
                 Answer::Failed(why) => {
                     server.log(
@@ -329,13 +331,15 @@ fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Valu
         Ok(result) => match result.get("items") {
             Some(items) => {
                 let list = server.in_utf16(&path, diagnostics::parse(items));
-                let pulled = Pulled {
-                    diagnostics: list,
-                    sent_seq,
-                };
-                server.diagnostics.pulled(path, pulled);
+                let view = server.view_at(sent_seq);
+                server
+                    .diagnostics
+                    .pulled(path, Pulled::answer(list, sent_seq, view));
             }
-            None => server.diagnostics.pull_unchanged(&path, sent_seq),
+            None => {
+                let view = server.view_at(sent_seq);
+                server.diagnostics.pull_unchanged(&path, sent_seq, view);
+            }
         },
         Err(e) => {
             // ServerCancelled / ContentModified ask for a retry; the wait re-pulls a
@@ -347,10 +351,8 @@ fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Valu
             if !protocol::asks_to_retry(e.code) {
                 // A hard error: record an empty answer so the wait ends; the server
                 // cannot tell us more about this file.
-                let pulled = Pulled {
-                    diagnostics: Vec::new(),
-                    sent_seq,
-                };
+                // Not the server's word on the file: of no view.
+                let pulled = Pulled::answer(Vec::new(), sent_seq, None);
                 server.diagnostics.pulled(path, pulled);
             }
         }
