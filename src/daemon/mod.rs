@@ -504,9 +504,13 @@ impl Daemon {
                 .into_iter()
                 .filter(|&i| {
                     let server = self.pool.server(i);
-                    !server.is_dead() && server.root() == root
+                    // A server watching the disk itself may not see it yet.
+                    !server.is_dead() && server.root() == root && server.hears_the_disk_from_us()
                 })
                 .collect();
+            if ids.is_empty() {
+                continue;
+            }
             for &i in &ids {
                 extra.extend(self.pool.server(i).spec().root_markers.iter().cloned());
             }

@@ -2,11 +2,13 @@
 //! the client to watch the disk.
 //!
 //! lspgate tells servers it supports `workspace/didChangeWatchedFiles`, so servers
-//! that register file watchers (pyright, gopls, typescript-language-server) do not
+//! that register file watchers (pyright, gopls, rust-analyzer, TypeScript 7) do not
 //! watch the disk themselves: between runs a warm server would never learn that `git
 //! checkout` or an editor created, changed or deleted a file it has not opened. Open
 //! documents are re-synced from their text (see the daemon's `resync`); this module
-//! covers the others.
+//! covers the others. (typescript-language-server registers none: its tsserver
+//! watches the disk itself, in its own time.) The same walk gives the key of the
+//! project's view ([`Watch::view_key`]).
 //!
 //! The approach is a bounded scan, not a watcher: before each run the daemon walks
 //! each server root (honouring `.gitignore`, skipping hidden files) and compares the

@@ -633,6 +633,18 @@ impl Server {
         self.view = Some((view, clock));
     }
 
+    /// Whether the server learns of files changed on disk only from us: it asked to
+    /// be told (`workspace/didChangeWatchedFiles` registered), so it sees each change
+    /// in order with what we send after it. One that watches the disk itself sees it
+    /// in its own time: typescript-language-server's tsserver polls for a file it
+    /// misses, and a file put back after a deletion was still missing to it when the
+    /// next run asked (mobx in the corpus).
+    pub fn hears_the_disk_from_us(&self) -> bool {
+        self.registrations
+            .values()
+            .any(|m| m == <DidChangeWatchedFiles as lsp_types::notification::Notification>::METHOD)
+    }
+
     /// The view a pull sent at `sent_seq` was answered for: the current one, if it
     /// was named before the pull was sent and nothing changed since.
     pub(super) fn view_at(&self, sent_seq: u64) -> Option<u64> {

@@ -142,6 +142,10 @@ struct Options {
     /// `--push-unopened`: publish every `.fake` file under the root, opened or not,
     /// as gopls reports every package it loads.
     push_unopened: bool,
+    /// `--watch-files`: after `initialized`, register `workspace/didChangeWatchedFiles`
+    /// for every file, as pyright and gopls do (they learn of the disk from the
+    /// client only).
+    watch_files: bool,
     /// `--crash-once FILE`: exit 1 on the first `didChange` unless FILE exists, after
     /// creating it, so that only the first of a daemon's servers crashes.
     crash_once: Option<PathBuf>,
@@ -176,6 +180,7 @@ fn parse_args() -> Result<Options, String> {
             "--pidfile" => opts.pidfile = Some(value()?.into()),
             "--mode" => set_mode(&mut opts.modes, &value()?)?,
             "--push-unopened" => opts.push_unopened = true,
+            "--watch-files" => opts.watch_files = true,
             "--crash-once" => opts.crash_once = Some(value()?.into()),
             "--log-messages" => {
                 opts.log_messages = value()?
@@ -692,6 +697,18 @@ impl Server {
                 }
                 if self.opts.modes.workspace.is_some() {
                     self.publish_all();
+                }
+                if self.opts.watch_files {
+                    let watchers = json!([{ "globPattern": "**/*" }]);
+                    self.send_request(
+                        "watch-files",
+                        "client/registerCapability",
+                        json!({ "registrations": [{
+                            "id": "watch-files",
+                            "method": "workspace/didChangeWatchedFiles",
+                            "registerOptions": { "watchers": watchers },
+                        }] }),
+                    );
                 }
                 if let Some(rate) = self.opts.modes.flood_publish {
                     let (out, published) = (self.out.clone(), Arc::clone(&self.published));
