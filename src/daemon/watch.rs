@@ -267,10 +267,16 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    #[test]
-    fn created_changed_and_deleted_files_are_reported_once() {
+    /// A temporary directory (removed on drop) and its canonical path.
+    fn temp_root() -> (tempfile::TempDir, PathBuf) {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().canonicalize().expect("canonical");
+        (tmp, root)
+    }
+
+    #[test]
+    fn created_changed_and_deleted_files_are_reported_once() {
+        let (_tmp, root) = temp_root();
         fs::write(root.join("keep.py"), "a").expect("write");
         fs::write(root.join("gone.py"), "a").expect("write");
         fs::write(root.join("edit.py"), "a").expect("write");
@@ -297,8 +303,7 @@ mod tests {
 
     #[test]
     fn gitignored_and_hidden_files_are_not_walked() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().canonicalize().expect("canonical");
+        let (_tmp, root) = temp_root();
         fs::create_dir(root.join(".git")).expect("a git dir");
         fs::write(root.join(".gitignore"), "build/\n").expect("write");
         let mut watch = Watch::default();
@@ -313,8 +318,7 @@ mod tests {
 
     #[test]
     fn a_run_s_own_writes_are_not_announced_again() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().canonicalize().expect("canonical");
+        let (_tmp, root) = temp_root();
         fs::write(root.join("a.py"), "a").expect("write");
         let mut watch = Watch::default();
         let py = exts(&["py"]);
@@ -327,8 +331,7 @@ mod tests {
 
     #[test]
     fn a_view_key_follows_the_texts_not_the_stamps() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().canonicalize().expect("canonical");
+        let (_tmp, root) = temp_root();
         fs::write(root.join("a.py"), "a = 1\n").expect("write");
         fs::write(root.join("b.py"), "b = 1\n").expect("write");
         fs::write(root.join("pyproject.toml"), "[tool]\n").expect("write");
@@ -368,8 +371,7 @@ mod tests {
 
     #[test]
     fn a_large_tree_is_given_up_on() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().canonicalize().expect("canonical");
+        let (_tmp, root) = temp_root();
         for i in 0..20 {
             fs::write(root.join(format!("f{i}")), "").expect("write");
         }
