@@ -324,6 +324,7 @@ anything = 1
         Some(json!({
             "preferences": { "quotePreference": "single" },
             "disableAutomaticTypingAcquisition": true,
+            "tsserver": { "useSyntaxServer": "never" },
         }))
     );
     let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");

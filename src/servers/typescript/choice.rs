@@ -609,7 +609,10 @@ mod tests {
             Some(json!({
                 "preferences": {},
                 "disableAutomaticTypingAcquisition": true,
-                "tsserver": { "path": tsserver.display().to_string() },
+                "tsserver": {
+                    "path": tsserver.display().to_string(),
+                    "useSyntaxServer": "never",
+                },
             }))
         );
         // A server installed inside the workspace does not make the workspace's
