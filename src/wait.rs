@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::lsp::{Pool, Server, ServerId};
+use crate::lsp::{Pool, ServerId};
 
 /// How far a target's diagnostics are known to belong to the text the server has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,22 +263,11 @@ fn request_pulls(pool: &mut Pool, targets: &[Target]) {
             .and_then(|d| d.pulled.as_ref());
         let stale = match last {
             None => true,
-            Some(p) => p.sent_seq < t.trigger || p.sent_seq < refresh_seq(server),
+            Some(p) => p.sent_seq < t.trigger || p.sent_seq < server.refresh_seq(),
         };
         if stale {
             pool.pull(t.server, &t.path);
         }
-    }
-}
-
-/// The refresh a pull answer must postdate. pyright asks for a refresh ~250 ms after
-/// every change though a pull sent after the change already had the final answer;
-/// for a server whose profile says so, refreshes are not news.
-fn refresh_seq(server: &Server) -> u64 {
-    if server.spec().wait.refresh_is_news {
-        server.refresh_seq()
-    } else {
-        0
     }
 }
 
@@ -325,7 +314,7 @@ fn freshness(pool: &Pool, t: &Target, now: Instant) -> Fresh {
     if server.pulls() {
         // The pull answer is the server's final word on the file.
         if let Some(p) = &diags.pulled {
-            let answered = p.sent_seq >= t.trigger && p.sent_seq >= refresh_seq(server);
+            let answered = p.sent_seq >= t.trigger && p.sent_seq >= server.refresh_seq();
             return if answered {
                 Fresh::Confirmed
             } else {

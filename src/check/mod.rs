@@ -84,6 +84,14 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         unchecked_files,
     } = servers::resolve(ctx, &tracked);
     servers::connect(pool, &mut groups, &mut notes);
+    // --dry-run, --reject and a review show the servers texts the disk does not
+    // have: their views of the disk no longer hold (`daemon::watch`).
+    let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
+    if !kind.before_is_disk || (kind.is_edit && !write_now) {
+        for s in groups.iter().filter_map(|g| g.server) {
+            pool.forget_view(s);
+        }
+    }
     if kind.has_change {
         servers::choose_dependents(&mut groups, &tracked);
         before::find_dependents(&mut groups, &tracked, opts.all);
@@ -98,7 +106,6 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
 
     // --dry-run and --reject keep the disk as it is for now.
-    let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
     if write_now {
         edit::commit(&plan)?;
     }

@@ -497,7 +497,6 @@ impl Daemon {
     /// had then, not a re-check of every file for the next run's before view.
     fn name_views(&mut self) {
         for (root, _) in self.roots() {
-            let mut extra: Vec<String> = watch::LOCK_FILES.iter().map(|s| s.to_string()).collect();
             let ids: Vec<_> = self
                 .pool
                 .ids()
@@ -511,6 +510,7 @@ impl Daemon {
             if ids.is_empty() {
                 continue;
             }
+            let mut extra: Vec<String> = watch::LOCK_FILES.iter().map(|s| s.to_string()).collect();
             for &i in &ids {
                 extra.extend(self.pool.server(i).spec().root_markers.iter().cloned());
             }

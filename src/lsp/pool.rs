@@ -259,6 +259,11 @@ impl Pool {
     /// Record that what server `id` sees changed outside a run's own edit (files
     /// re-sent after an editor changed them, a text put back after a dry run, a
     /// before text it did not hold): the diagnostics it holds may be out of date.
+    /// Server `id` is shown texts the disk does not have: see `Server::forget_view`.
+    pub fn forget_view(&mut self, id: ServerId) {
+        self.servers[id.0].forget_view();
+    }
+
     /// Server `id` sees the project as it is on disk, whose files' texts have key
     /// `view`: see `Server::enter_view`.
     pub fn enter_view(&mut self, id: ServerId, view: u64) {

@@ -227,9 +227,16 @@ impl Server {
         self.pulls_in_flight.contains(path)
     }
 
-    /// Pool clock of its last `workspace/diagnostic/refresh`.
+    /// Pool clock of its last `workspace/diagnostic/refresh` that is news: the
+    /// refresh a pull answer must postdate. pyright asks for a refresh ~250 ms after
+    /// every change though a pull sent after the change already had the final
+    /// answer; for a server whose profile says so, refreshes are not news (0).
     pub fn refresh_seq(&self) -> u64 {
-        self.refresh_seq
+        if self.spec.wait.refresh_is_news {
+            self.refresh_seq
+        } else {
+            0
+        }
     }
 
     /// The slowest change-to-publish time seen lately (see `Pool::observe_latency`).
@@ -441,15 +448,17 @@ impl Server {
         let uri = uri::from_path(path);
         if let Some(doc) = self.docs.get_mut(path) {
             doc.version += 1;
-            if doc.text != text {
+            let changed = doc.text != text;
+            if changed {
                 doc.text_since = doc.version;
-                self.text_changed_at = clock;
-                self.view = None;
             }
             doc.text = text.to_string();
             doc.changed_at = clock;
             doc.changed_instant = Instant::now();
             let version = doc.version;
+            if changed {
+                self.saw_change(clock);
+            }
             self.send(protocol::notification::<DidChangeTextDocument>(
                 DidChangeTextDocumentParams {
                     text_document: VersionedTextDocumentIdentifier { uri, version },
@@ -461,11 +470,6 @@ impl Server {
                 },
             ));
             return version;
-        }
-        if self.view.is_some() && std::fs::read_to_string(path).ok().as_deref() != Some(text) {
-            // Opened with a text the disk does not have (a dry run, a review): the
-            // server no longer sees the project the view was taken of.
-            self.view = None;
         }
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let language_id = self.spec.language_id(ext).to_string();
@@ -618,17 +622,18 @@ impl Server {
         self.view = None;
     }
 
+    /// The server is shown texts the disk does not have (a review, a dry run): it no
+    /// longer sees the project its view was named for.
+    pub(super) fn forget_view(&mut self) {
+        self.view = None;
+    }
+
     /// The server sees the project as it is on disk, whose every file's text has key
     /// `view` (`daemon::watch`), from pool clock `clock`: answers still holding are
     /// that view's, and answers given at that view before are given again (see
     /// `diagnostics::Store::enter_view`).
     pub(super) fn enter_view(&mut self, view: u64, clock: u64) {
-        let refresh = if self.spec.wait.refresh_is_news {
-            self.refresh_seq
-        } else {
-            0
-        };
-        let holds_from = self.pull_holds_from().max(refresh);
+        let holds_from = self.pull_holds_from().max(self.refresh_seq());
         self.diagnostics.enter_view(view, holds_from, clock);
         self.view = Some((view, clock));
     }
