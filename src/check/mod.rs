@@ -84,13 +84,10 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         unchecked_files,
     } = servers::resolve(ctx, &tracked);
     servers::connect(pool, &mut groups, &mut notes);
-    // --dry-run, --reject and a review show the servers texts the disk does not
-    // have: their views of the disk no longer hold (`daemon::watch`).
+    // --dry-run and --reject keep the disk as it is for now.
     let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
-        for s in groups.iter().filter_map(|g| g.server) {
-            pool.forget_view(s);
-        }
+        servers::forget_views(pool, &groups);
     }
     if kind.has_change {
         servers::choose_dependents(&mut groups, &tracked);
@@ -105,7 +102,6 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         &mut notes,
     );
 
-    // --dry-run and --reject keep the disk as it is for now.
     if write_now {
         edit::commit(&plan)?;
     }

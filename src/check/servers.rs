@@ -297,3 +297,12 @@ pub(super) fn again(first: wait::Outcome, second: wait::Outcome) -> wait::Outcom
         ..second
     }
 }
+
+/// A review, `--dry-run` and `--reject` show the servers texts the disk does not
+/// have: the views of the disk the daemon named for them no longer hold
+/// (`daemon::watch`), and answers given now are of no view.
+pub(super) fn forget_views(pool: &mut Pool, groups: &[Group]) {
+    for s in groups.iter().filter_map(|g| g.server) {
+        pool.forget_view(s);
+    }
+}
