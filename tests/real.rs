@@ -701,6 +701,38 @@ fn clangd_dry_run_of_a_header_says_its_dependents_were_not_rechecked() {
     );
 }
 
+/// clangd 14 does not rebuild a file whose text is unchanged when the header that
+/// changed is included after the file's preamble (here after a typedef, as Lua's
+/// `lstate.h` includes `lobject.h`): lspgate must have it rebuilt, or the header's
+/// own broken line goes unreported.
+#[test]
+fn clangd_rebuilds_a_header_that_includes_the_edited_one_after_its_preamble() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let late = "#ifndef PAIR_H\n#define PAIR_H\ntypedef struct Pair Pair;\n#include \"size.h\"\n\
+                struct Pair {\n    Size len;\n};\n#endif\n";
+    let out = workspace(&CLANGD, &[])
+        .file("size.h", "typedef unsigned long Size;\n")
+        .file("pair.h", late)
+        .file(
+            "pair.c",
+            "#include \"pair.h\"\n\nint pair_empty(Pair *p) { return p->len == 0; }\n",
+        )
+        .args(edit_args(
+            &Edit {
+                path: "size.h",
+                old: "long Size;",
+                new: "long Length;",
+            },
+            false,
+            &[],
+        ))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "pair.h", 6);
+}
+
 /// typescript-language-server's diagnostics are pulled from tsserver
 /// (`typescript.tsserverRequest`); the pull must say exactly what the server pushes
 /// for the same text, or the before and after of a run would differ for nothing. On

@@ -8,12 +8,24 @@
 //! it is `wait`'s business, this module only records the last state of each file.
 //! clangd sends it when asked to by `initializationOptions.clangdFileStatus` (its
 //! entry in `servers`).
+//!
+//! clangd rebuilds a file whose text did not change only when its preamble (the
+//! directives at the top of the file, built once and reused) is out of date. A
+//! header included further down, after the first declaration, is part of the rest
+//! of the file, and clangd 14's TUScheduler takes "inputs are the same" as
+//! "diagnostics are the same" ("the AST could actually change if non-preamble
+//! includes changed, but we choose to ignore it"): measured on Lua, whose `lstate.h`
+//! includes `lobject.h` after a typedef and stayed silent, with its first
+//! diagnostics, through every change to `lobject.h`. Hence a text sent again unchanged
+//! carries clangd's `forceRebuild` ([`DidChangeForcingRebuild`]), and its silence
+//! after a save vouches for a file only when all its includes are in its preamble
+//! ([`includes_after_preamble`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use lsp_types::Url;
 use lsp_types::notification::Notification;
+use lsp_types::{DidChangeTextDocumentParams, Url};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -66,11 +78,11 @@ impl FileStatuses {
     ///
     /// Sent a `didSave`, clangd 14 goes over every open file again (each says "file
     /// is queued" within a millisecond of the save, measured on Lua's 34 open files)
-    /// and rebuilds and publishes only those whose text or included files changed; the
+    /// and rebuilds and publishes only those whose text or preamble changed; the
     /// others go back to "idle" with nothing published. So once clangd is quiet, a
-    /// file idle since a save sent after a change has its published diagnostics
-    /// still current. (Quiet, because "idle" also comes between the steps of one
-    /// rebuild.)
+    /// file idle since a save sent after a change, all of whose includes are in its
+    /// preamble, has its published diagnostics still current. (Quiet, because "idle"
+    /// also comes between the steps of one rebuild.)
     pub fn idle_after(&self, path: &Path, since: u64) -> bool {
         self.files
             .get(path)
@@ -87,6 +99,116 @@ impl FileStatuses {
     }
 }
 
+/// `textDocument/didChange` with clangd's `forceRebuild`: rebuild the file from
+/// scratch, preamble included, even though its text is what clangd has.
+pub enum DidChangeForcingRebuild {}
+
+impl Notification for DidChangeForcingRebuild {
+    type Params = ForcingRebuildParams;
+    const METHOD: &'static str = "textDocument/didChange";
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForcingRebuildParams {
+    #[serde(flatten)]
+    pub change: DidChangeTextDocumentParams,
+    pub force_rebuild: bool,
+}
+
+/// Whether `text` has an `#include` (or `#import`) after its preamble, where clangd
+/// does not notice that the included file changed (see the module's doc).
+///
+/// clang's preamble runs to the first line that is not a comment or a directive of
+/// the kinds it keeps (`Lexer::ComputePreamble`). Written here because no crate
+/// computes clang's preamble bounds. Conservative where it matters: any other
+/// directive ends the preamble here, and an `#include` anywhere after, even in a
+/// skipped `#if` block or a comment that starts mid-line, counts.
+pub fn includes_after_preamble(text: &str) -> bool {
+    const KEPT: &[&str] = &[
+        "include",
+        "include_next",
+        "import",
+        "define",
+        "undef",
+        "if",
+        "ifdef",
+        "ifndef",
+        "elif",
+        "else",
+        "endif",
+        "pragma",
+    ];
+    let mut in_preamble = true;
+    let mut in_comment = false;
+    let mut continued = false;
+    for line in text.lines() {
+        let continuation = continued;
+        continued = line.ends_with('\\');
+        if continuation {
+            continue;
+        }
+        let code = code_of(line, &mut in_comment);
+        let Some(rest) = code.strip_prefix('#') else {
+            if !code.is_empty() {
+                in_preamble = false;
+            }
+            continue;
+        };
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let includes = matches!(name.as_str(), "include" | "include_next" | "import");
+        if !in_preamble && includes {
+            return true;
+        }
+        if !KEPT.contains(&name.as_str()) {
+            in_preamble = false;
+        }
+    }
+    false
+}
+
+/// `line` without its comments, trimmed; `in_comment` carries a `/* ... */` over
+/// lines. String literals are not parsed: a `/*` inside one only makes a line look
+/// like a comment, in the preamble's directives, where they are rare.
+fn code_of(line: &str, in_comment: &mut bool) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    loop {
+        if *in_comment {
+            match rest.find("*/") {
+                Some(end) => {
+                    rest = &rest[end + 2..];
+                    *in_comment = false;
+                }
+                None => break,
+            }
+        }
+        let block = rest.find("/*");
+        let eol = rest.find("//");
+        match (block, eol) {
+            (Some(b), e) if e.is_none_or(|e| b < e) => {
+                out.push_str(&rest[..b]);
+                out.push(' ');
+                rest = &rest[b + 2..];
+                *in_comment = true;
+            }
+            (_, Some(e)) => {
+                out.push_str(&rest[..e]);
+                break;
+            }
+            _ => {
+                out.push_str(rest);
+                break;
+            }
+        }
+    }
+    out.trim().to_string()
+}
+
 /// Offer UTF-8 positions the way clangd 14 understands: it predates LSP 3.17's
 /// `general.positionEncodings` and reads its own `offsetEncoding` capability (and
 /// answers with `offsetEncoding` next to the capabilities, which `encoding` reads).
@@ -97,6 +219,55 @@ pub fn offer_offset_encoding(capabilities: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_include_after_the_first_declaration_is_after_the_preamble() {
+        // Lua's lstate.h, shortened.
+        let lstate = "/*\n** $Id: lstate.h $\n*/\n\n#ifndef lstate_h\n#define lstate_h\n\n\
+            #include \"lua.h\"\n\n/* Some header files included here need this definition */\n\
+            typedef struct CallInfo CallInfo;\n\n#include \"lobject.h\"\n#endif\n";
+        assert!(includes_after_preamble(lstate));
+        let lapi = "/* lapi.c */\n#define lapi_c\n#define LUA_CORE \\\n  1\n\
+            #include \"lprefix.h\"\n// the API\n#include <limits.h> /* INT_MAX */\n\
+            #if defined(X)\n#include \"x.h\"\n#endif\n\nint f(void) { return 0; }\n";
+        assert!(!includes_after_preamble(lapi));
+    }
+
+    #[test]
+    fn comments_and_other_directives_are_read_as_clang_reads_them() {
+        // A declaration inside a comment does not end the preamble.
+        assert!(!includes_after_preamble(
+            "/* int x;\n int y; */ #include \"a.h\"\nint z;\n"
+        ));
+        // A directive clang does not keep in a preamble ends it.
+        assert!(includes_after_preamble(
+            "#include \"a.h\"\n#error no\n#include \"b.h\"\n"
+        ));
+        // An include in a skipped block after the preamble still counts.
+        assert!(includes_after_preamble(
+            "int x;\n#if 0\n#  include \"b.h\"\n#endif\n"
+        ));
+        assert!(!includes_after_preamble("int x;\n// #include \"b.h\"\n"));
+    }
+
+    #[test]
+    fn a_forced_rebuild_is_a_did_change_with_clangds_field() {
+        let change = DidChangeTextDocumentParams {
+            text_document: lsp_types::VersionedTextDocumentIdentifier {
+                uri: uri::from_path(Path::new("/w/a.h")),
+                version: 3,
+            },
+            content_changes: Vec::new(),
+        };
+        let value = serde_json::to_value(ForcingRebuildParams {
+            change,
+            force_rebuild: true,
+        })
+        .expect("the params serialize");
+        assert_eq!(value["forceRebuild"], json!(true));
+        assert_eq!(value["textDocument"]["version"], json!(3));
+        assert_eq!(DidChangeForcingRebuild::METHOD, "textDocument/didChange");
+    }
 
     #[test]
     fn the_last_state_of_each_file_is_kept() {

@@ -324,11 +324,17 @@ impl Server {
     /// clangd: every open file was gone over again after the last change (a save
     /// sent since, see `clangd::FileStatuses::idle_after`), this one is idle, and
     /// the server is quiet: it published nothing new for the file because nothing it
-    /// reads changed, so what it published before stands.
+    /// reads changed, so what it published before stands. Not for a file with an
+    /// include after its preamble, whose changes clangd does not notice
+    /// (`clangd::includes_after_preamble`).
     pub fn says_unchanged(&self, path: &Path) -> bool {
         self.saved_at >= self.content_changed_at
             && self.diagnostics.get(path).is_some()
             && self.file_status.idle_after(path, self.saved_at)
+            && self
+                .docs
+                .get(path)
+                .is_some_and(|d| !clangd::includes_after_preamble(&d.text))
             && self.settled(Instant::now())
     }
 
@@ -459,16 +465,24 @@ impl Server {
             if changed {
                 self.saw_change(clock);
             }
-            self.send(protocol::notification::<DidChangeTextDocument>(
-                DidChangeTextDocumentParams {
-                    text_document: VersionedTextDocumentIdentifier { uri, version },
-                    content_changes: vec![TextDocumentContentChangeEvent {
-                        range: None,
-                        range_length: None,
-                        text: text.to_string(),
-                    }],
-                },
-            ));
+            let change = DidChangeTextDocumentParams {
+                text_document: VersionedTextDocumentIdentifier { uri, version },
+                content_changes: vec![TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text: text.to_string(),
+                }],
+            };
+            if !changed && self.spec.wait.force_rebuild_unchanged {
+                self.send(protocol::notification::<clangd::DidChangeForcingRebuild>(
+                    clangd::ForcingRebuildParams {
+                        change,
+                        force_rebuild: true,
+                    },
+                ));
+            } else {
+                self.send(protocol::notification::<DidChangeTextDocument>(change));
+            }
             return version;
         }
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");

@@ -9,7 +9,12 @@
 //!   nothing when a file's text and includes did not change;
 //! - clangd 14 reads included headers from the disk, not from the open documents: a
 //!   change shown only in memory (--dry-run, --reject, check --staged) does not reach
-//!   the files that include it (`dependents_see_unsaved: false`).
+//!   the files that include it (`dependents_see_unsaved: false`);
+//! - clangd 14 skips the rebuild of a file whose text did not change unless its
+//!   preamble did: a changed header it includes further down (Lua's `lstate.h`
+//!   includes `lobject.h` after a typedef) leaves it silent and stale, so a file sent
+//!   again unchanged is sent with `forceRebuild` (`force_rebuild_unchanged`, see
+//!   `lsp::clangd`).
 
 use std::time::Duration;
 
@@ -27,6 +32,7 @@ pub(super) fn clangd() -> ServerSpec {
             quiet: Duration::from_millis(150),
             confirmed_quiet: Some(Duration::from_millis(15)),
             dependents_see_unsaved: false,
+            force_rebuild_unchanged: true,
             ..WaitProfile::default()
         },
         install_hint: "apt-get install clangd".into(),

@@ -101,6 +101,11 @@ pub struct WaitProfile {
     /// ended.
     #[serde(default)]
     pub check_after_save: bool,
+    /// The server rebuilds a file sent again with its text unchanged only when it
+    /// sees a reason of its own, and misses some (clangd: a header included after
+    /// the file's preamble, see `lsp::clangd`); such a change asks it to rebuild.
+    #[serde(default)]
+    pub force_rebuild_unchanged: bool,
 }
 
 impl WaitProfile {
@@ -143,6 +148,7 @@ impl Default for WaitProfile {
             workspace_analysis: false,
             first_analysis_quiet: None,
             check_after_save: false,
+            force_rebuild_unchanged: false,
         }
     }
 }

@@ -414,6 +414,15 @@ fn clangd_idle_since_a_save_after_a_change_keeps_its_diagnostics() {
     // A change after the save: the save no longer speaks for it.
     pool.mark_changed(id);
     assert!(!pool.server(id).diagnostics_hold(&path()));
+
+    // A file including a header after its preamble: clangd's silence says nothing
+    // about it (it does not notice that header's changes).
+    pool.open_or_change(id, &path(), "int x;\n#include \"late.h\"\n");
+    pool.mark_changed(id);
+    pool.save(id, &path());
+    peer.send(status("idle"));
+    pump_all(&mut pool);
+    assert!(!pool.server(id).says_unchanged(&path()));
 }
 
 #[test]
