@@ -1334,20 +1334,33 @@ fn pulls_of(out: &Output, file: &str) -> usize {
 /// itself is asked again (it may not have seen the change yet).
 #[test]
 fn a_project_put_back_behind_its_back_gets_its_earlier_answers() {
-    for (args, asked_again) in [(&["--pull", "--watch-files"][..], 0), (&["--pull"][..], 1)] {
-        put_back_behind_its_back(args, asked_again);
+    // A server that watches the disk itself is shown the file put back as a
+    // document, so its view is known too; once a file of its was created or deleted
+    // behind the daemon's back, it is not (it sees that in its own time), and the
+    // dependent is asked again.
+    for (args, delete_first, asked_again) in [
+        (&["--pull", "--watch-files"][..], false, 0),
+        (&["--pull"][..], false, 0),
+        (&["--pull", "--watch-files"][..], true, 0),
+        (&["--pull"][..], true, 1),
+    ] {
+        put_back_behind_its_back(args, delete_first, asked_again);
     }
 }
 
-fn put_back_behind_its_back(args: &[&str], asked_again: usize) {
+fn put_back_behind_its_back(args: &[&str], delete_first: bool, asked_again: usize) {
     let test = Test::new()
         .file("words.fake", "def greet\n")
         .file("use.fake", "use greet\n// from words\n")
+        .file("spare.fake", "def spare\n")
         .fake_server(args)
         .with_daemon();
     let _guard = Guard::new(&test);
     let first = test.args(["check", "use.fake", "words.fake"]).run();
     first.assert_code(0);
+    if delete_first {
+        fs::remove_file(first.workspace().join("spare.fake")).expect("delete a closed file");
+    }
     let second = write(first.again(), "words.fake", "def hello\n");
     second.assert_code(1).stdout_contains("unknown name greet");
 
@@ -1359,7 +1372,7 @@ fn put_back_behind_its_back(args: &[&str], asked_again: usize) {
         pulls_of(&third, "use.fake") - asked,
         1 + asked_again,
         "use.fake asked about after the edit, and before it {asked_again} time(s), \
-         with {args:?}\n{third}"
+         with {args:?}, a closed file deleted first: {delete_first}\n{third}"
     );
     stop(third);
 }

@@ -504,7 +504,7 @@ impl Daemon {
                 .filter(|&i| {
                     let server = self.pool.server(i);
                     // A server watching the disk itself may not see it yet.
-                    !server.is_dead() && server.root() == root && server.hears_the_disk_from_us()
+                    !server.is_dead() && server.root() == root && server.knows_the_disk_as_sent()
                 })
                 .collect();
             if ids.is_empty() {
@@ -618,7 +618,8 @@ impl Daemon {
     /// Files the servers do not have open, created, changed or deleted since the last
     /// run (`watch`): announced with `workspace/didChangeWatchedFiles`, each server
     /// told of the files of its extensions. One walk per root, for the extensions of
-    /// all its servers.
+    /// all its servers. A server that watches the disk itself is also shown each
+    /// created or changed file as a document (see [`Daemon::show_as_documents`]).
     fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
         let roots = self.roots();
         for (root, extensions) in roots {
@@ -657,7 +658,31 @@ impl Daemon {
                     self.pool.mark_changed(i);
                     // rust-analyzer checks the crate again on a save only.
                     self.pool.run_check(i);
+                    if !self.pool.server(i).hears_the_disk_from_us() {
+                        self.show_as_documents(i, &theirs);
+                    }
                 }
+            }
+        }
+    }
+
+    /// A server that watches the disk itself (typescript-language-server's tsserver)
+    /// sees a file changed behind lspgate's back in its own time. Opened, a changed
+    /// file is what lspgate sent, now, and the project's view stays the server's
+    /// (`Server::knows_the_disk_as_sent`); a created or deleted one cannot be shown
+    /// so (`Server::lose_the_disk`).
+    fn show_as_documents(&mut self, i: ServerId, changes: &[(PathBuf, FileChangeType)]) {
+        for (path, kind) in changes {
+            if *kind != FileChangeType::CHANGED {
+                self.pool.lose_the_disk(i);
+                continue;
+            }
+            match fs::read(path).map(String::from_utf8) {
+                Ok(Ok(text)) => {
+                    self.pool.open_or_change(i, path, &text);
+                }
+                // Gone again, or no longer text.
+                _ => self.pool.lose_the_disk(i),
             }
         }
     }

@@ -264,6 +264,12 @@ impl Pool {
         self.servers[id.0].forget_view();
     }
 
+    /// A file of server `id`'s was created or deleted behind lspgate's back: see
+    /// `Server::lose_the_disk`.
+    pub fn lose_the_disk(&mut self, id: ServerId) {
+        self.servers[id.0].lose_the_disk();
+    }
+
     /// Server `id` sees the project as it is on disk, whose files' texts have key
     /// `view`: see `Server::enter_view`.
     pub fn enter_view(&mut self, id: ServerId, view: u64) {

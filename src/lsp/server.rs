@@ -112,6 +112,10 @@ pub struct Server {
     static_pull: bool,
     /// Dynamic registrations in force: id → method.
     registrations: HashMap<String, String>,
+    /// A file of its own was created or deleted on disk behind lspgate's back while
+    /// the server watches the disk itself: when it sees that is its own business
+    /// (see [`Server::knows_the_disk_as_sent`]).
+    lost_the_disk: bool,
     /// Whether the server said it handles `didSave` (statically or by registration).
     wants_save: bool,
     /// Pulls go to tsserver through typescript-language-server (see [`tsserver`]).
@@ -392,6 +396,7 @@ impl Server {
             pull: false,
             static_pull: false,
             registrations: HashMap::new(),
+            lost_the_disk: false,
             wants_save: true,
             tsserver: None,
             encoding: encoding::Encoding::Utf16,
@@ -662,6 +667,27 @@ impl Server {
         self.registrations
             .values()
             .any(|m| m == <DidChangeWatchedFiles as lsp_types::notification::Notification>::METHOD)
+    }
+
+    /// Whether what the server sees of the disk is what lspgate showed it: it hears
+    /// of every change from us (see [`Server::hears_the_disk_from_us`]), or, watching
+    /// the disk itself, every file changed behind lspgate's back was shown to it as a
+    /// document (the daemon opens those) and none was created or deleted so. Only
+    /// then is the project's view its view, and its answers at a view seen before
+    /// good again.
+    pub fn knows_the_disk_as_sent(&self) -> bool {
+        self.hears_the_disk_from_us() || !self.lost_the_disk
+    }
+
+    /// A file of its extensions was created or deleted behind lspgate's back. A
+    /// server that watches the disk itself sees that in its own time, and a document
+    /// cannot stand in for it: tsserver keeps a module it failed to find as not
+    /// found until its own watcher fires (mobx in the corpus: a module put back and
+    /// opened at once, its importers' "no exported member" stayed for three runs). Its
+    /// view of the disk is not known from then on.
+    pub(super) fn lose_the_disk(&mut self) {
+        self.lost_the_disk = true;
+        self.view = None;
     }
 
     /// The view a pull sent at `sent_seq` was answered for: the current one, if it
