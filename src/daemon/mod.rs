@@ -618,8 +618,9 @@ impl Daemon {
     /// Files the servers do not have open, created, changed or deleted since the last
     /// run (`watch`): announced with `workspace/didChangeWatchedFiles`, each server
     /// told of the files of its extensions. One walk per root, for the extensions of
-    /// all its servers. A server that watches the disk itself is also shown each
-    /// created or changed file as a document (see [`Daemon::show_as_documents`]).
+    /// all its servers. A server that watches the disk itself and is asked for its
+    /// diagnostics is also shown each changed file as a document (see
+    /// [`Daemon::show_as_documents`]).
     fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
         let roots = self.roots();
         for (root, extensions) in roots {
@@ -658,7 +659,8 @@ impl Daemon {
                     self.pool.mark_changed(i);
                     // rust-analyzer checks the crate again on a save only.
                     self.pool.run_check(i);
-                    if !self.pool.server(i).hears_the_disk_from_us() {
+                    let server = self.pool.server(i);
+                    if !server.hears_the_disk_from_us() && server.answers_pulls() {
                         self.show_as_documents(i, &theirs);
                     }
                 }

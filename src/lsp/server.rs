@@ -671,12 +671,18 @@ impl Server {
 
     /// Whether what the server sees of the disk is what lspgate showed it: it hears
     /// of every change from us (see [`Server::hears_the_disk_from_us`]), or, watching
-    /// the disk itself, every file changed behind lspgate's back was shown to it as a
-    /// document (the daemon opens those) and none was created or deleted so. Only
-    /// then is the project's view its view, and its answers at a view seen before
-    /// good again.
+    /// the disk itself and asked for its diagnostics, every file changed behind
+    /// lspgate's back was shown to it as a document (the daemon opens those) and none
+    /// was created or deleted so. Only then is the project's view its view, and its
+    /// answers at a view seen before good again.
     pub fn knows_the_disk_as_sent(&self) -> bool {
-        self.hears_the_disk_from_us() || !self.lost_the_disk
+        self.hears_the_disk_from_us() || (self.answers_pulls() && !self.lost_the_disk)
+    }
+
+    /// Whether its diagnostics are asked for (`textDocument/diagnostic`, or tsserver's
+    /// commands through typescript-language-server): the answers a view keeps.
+    pub fn answers_pulls(&self) -> bool {
+        self.pull || self.tsserver.is_some()
     }
 
     /// A file of its extensions was created or deleted behind lspgate's back. A
