@@ -123,7 +123,7 @@ pub struct ForcingRebuildParams {
 /// the kinds it keeps (`Lexer::ComputePreamble`). Written here because no crate
 /// computes clang's preamble bounds. Conservative where it matters: any other
 /// directive ends the preamble here, and an `#include` anywhere after, even in a
-/// skipped `#if` block or a comment that starts mid-line, counts.
+/// skipped `#if` block or a comment, counts.
 pub fn includes_after_preamble(text: &str) -> bool {
     const KEPT: &[&str] = &[
         "include",
@@ -139,36 +139,41 @@ pub fn includes_after_preamble(text: &str) -> bool {
         "endif",
         "pragma",
     ];
-    let mut in_preamble = true;
+    let mut lines = text.lines();
     let mut in_comment = false;
     let mut continued = false;
-    for line in text.lines() {
+    // The preamble: comments and the directives clang keeps in one.
+    for line in lines.by_ref() {
         let continuation = continued;
         continued = line.ends_with('\\');
         if continuation {
             continue;
         }
         let code = code_of(line, &mut in_comment);
-        let Some(rest) = code.strip_prefix('#') else {
-            if !code.is_empty() {
-                in_preamble = false;
-            }
+        if code.is_empty() {
             continue;
-        };
-        let name: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let includes = matches!(name.as_str(), "include" | "include_next" | "import");
-        if !in_preamble && includes {
-            return true;
         }
-        if !KEPT.contains(&name.as_str()) {
-            in_preamble = false;
+        match directive(&code) {
+            Some(name) if KEPT.contains(&name) => {}
+            _ => break,
         }
     }
-    false
+    // The rest, read line by line without parsing comments: an include in a comment
+    // or a string counts, which only costs a rebuild.
+    lines.any(|line| directive(line.trim_start()).is_some_and(is_include))
+}
+
+/// The name of the directive `line` (trimmed at the start) is, if it is one.
+fn directive(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('#')?.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+fn is_include(name: &str) -> bool {
+    matches!(name, "include" | "include_next" | "import")
 }
 
 /// `line` without its comments, trimmed; `in_comment` carries a `/* ... */` over
@@ -248,6 +253,10 @@ mod tests {
             "int x;\n#if 0\n#  include \"b.h\"\n#endif\n"
         ));
         assert!(!includes_after_preamble("int x;\n// #include \"b.h\"\n"));
+        // After the preamble, comments are not parsed: one there counts.
+        assert!(includes_after_preamble(
+            "int x;\n/*\n#include \"b.h\"\n*/\n"
+        ));
     }
 
     #[test]
