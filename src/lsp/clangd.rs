@@ -17,7 +17,8 @@
 //! includes changed, but we choose to ignore it"): measured on Lua, whose `lstate.h`
 //! includes `lobject.h` after a typedef and stayed silent, with its first
 //! diagnostics, through every change to `lobject.h`. Hence a text sent again unchanged
-//! carries clangd's `forceRebuild` ([`DidChangeForcingRebuild`]), and its silence
+//! carries clangd's `forceRebuild` ([`DidChangeForcingRebuild`]) when clangd would
+//! not see for itself that it must rebuild ([`must_force_rebuild`]), and its silence
 //! after a save vouches for a file only when all its includes are in its preamble
 //! ([`includes_after_preamble`]).
 
@@ -25,7 +26,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lsp_types::notification::Notification;
-use lsp_types::{DidChangeTextDocumentParams, Url};
+use lsp_types::{Diagnostic, DidChangeTextDocumentParams, NumberOrString, Url};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -114,6 +115,21 @@ pub struct ForcingRebuildParams {
     #[serde(flatten)]
     pub change: DidChangeTextDocumentParams,
     pub force_rebuild: bool,
+}
+
+/// Whether a file sent again with its text unchanged must carry `forceRebuild`, or
+/// clangd may keep what it said: an include after its preamble (see
+/// [`includes_after_preamble`]), or a header it did not find ("pp_file_not_found"):
+/// clangd assumes a missing header stays missing (its own words for
+/// `forceRebuild`), and a header put back behind its back left Lua's `llex.c` with
+/// "'lctype.h' file not found". Otherwise clangd rebuilds the file when its preamble
+/// changed and is rightly silent when it did not; forcing every file cost a warm run
+/// a second rebuild of every dependent.
+pub fn must_force_rebuild(text: &str, diagnostics: &[Diagnostic]) -> bool {
+    includes_after_preamble(text)
+        || diagnostics
+            .iter()
+            .any(|d| d.code == Some(NumberOrString::String("pp_file_not_found".into())))
 }
 
 /// Whether `text` has an `#include` (or `#import`) after its preamble, where clangd
@@ -256,6 +272,26 @@ mod tests {
         // After the preamble, comments are not parsed: one there counts.
         assert!(includes_after_preamble(
             "int x;\n/*\n#include \"b.h\"\n*/\n"
+        ));
+    }
+
+    #[test]
+    fn a_file_is_forced_when_clangd_would_keep_what_it_said() {
+        let missing = Diagnostic {
+            code: Some(NumberOrString::String("pp_file_not_found".into())),
+            message: "'lctype.h' file not found".into(),
+            ..Diagnostic::default()
+        };
+        let other = Diagnostic {
+            code: Some(NumberOrString::String("unknown_typename".into())),
+            ..Diagnostic::default()
+        };
+        let plain = "#include \"lctype.h\"\nint x;\n";
+        assert!(must_force_rebuild(plain, &[other.clone(), missing]));
+        assert!(!must_force_rebuild(plain, &[other.clone()]));
+        assert!(must_force_rebuild(
+            "int x;\n#include \"late.h\"\n",
+            &[other]
         ));
     }
 

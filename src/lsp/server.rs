@@ -478,7 +478,10 @@ impl Server {
                     text: text.to_string(),
                 }],
             };
-            if !changed && self.spec.wait.force_rebuild_unchanged {
+            let force = !changed
+                && self.spec.wait.force_rebuild_unchanged
+                && clangd::must_force_rebuild(text, &self.diagnostics_of(path));
+            if force {
                 self.send(protocol::notification::<clangd::DidChangeForcingRebuild>(
                     clangd::ForcingRebuildParams {
                         change,

@@ -12,9 +12,9 @@
 //!   the files that include it (`dependents_see_unsaved: false`);
 //! - clangd 14 skips the rebuild of a file whose text did not change unless its
 //!   preamble did: a changed header it includes further down (Lua's `lstate.h`
-//!   includes `lobject.h` after a typedef) leaves it silent and stale, so a file sent
-//!   again unchanged is sent with `forceRebuild` (`force_rebuild_unchanged`, see
-//!   `lsp::clangd`).
+//!   includes `lobject.h` after a typedef) leaves it silent and stale, and so does a
+//!   header it did not find and that is back; such a file sent again unchanged is
+//!   sent with `forceRebuild` (`force_rebuild_unchanged`, see `lsp::clangd`).
 
 use std::time::Duration;
 

@@ -103,7 +103,8 @@ pub struct WaitProfile {
     pub check_after_save: bool,
     /// The server rebuilds a file sent again with its text unchanged only when it
     /// sees a reason of its own, and misses some (clangd: a header included after
-    /// the file's preamble, see `lsp::clangd`); such a change asks it to rebuild.
+    /// the file's preamble, a header it did not find; see `lsp::clangd`); such a
+    /// change asks it to rebuild where it would miss one.
     #[serde(default)]
     pub force_rebuild_unchanged: bool,
 }
