@@ -288,7 +288,7 @@ mod tests {
         };
         let plain = "#include \"lctype.h\"\nint x;\n";
         assert!(must_force_rebuild(plain, &[other.clone(), missing]));
-        assert!(!must_force_rebuild(plain, &[other.clone()]));
+        assert!(!must_force_rebuild(plain, std::slice::from_ref(&other)));
         assert!(must_force_rebuild(
             "int x;\n#include \"late.h\"\n",
             &[other]
