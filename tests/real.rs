@@ -733,6 +733,47 @@ fn clangd_rebuilds_a_header_that_includes_the_edited_one_after_its_preamble() {
     assert_error_in(&out, "project_diagnostics", "pair.h", 6);
 }
 
+/// tsserver watches the disk itself and sees a module deleted or put back behind
+/// the daemon's back in its own time (a module it failed to find stays not found
+/// until its watcher fires): the daemon has it reload its projects, so the next run
+/// reports what the disk now says. As in mobx, the module is re-exported by a
+/// barrel, and its user imports the barrel.
+#[test]
+fn tsls_a_module_deleted_and_put_back_behind_the_daemons_back_is_seen_at_once() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}, \"include\": [\"src\"]}\n")
+        .file("src/types/signal.ts", "export interface Signal {\n    aborted: boolean\n}\n")
+        .file("src/internal.ts", "export * from \"./types/signal\"\n")
+        .file(
+            "src/use.ts",
+            "import { Signal } from \"./internal\"\n\nexport function stop(s: Signal): boolean {\n    return s.aborted\n}\n",
+        )
+        .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = test.args(["check", "src/use.ts"]).args(&WAITS[1..]).run();
+    first.assert_code(0);
+    let module = first.workspace().join("src/types/signal.ts");
+    let text = fs::read_to_string(&module).expect("the module");
+    fs::remove_file(&module).expect("delete the module");
+    let gone = first
+        .again()
+        .args(["check", "src/use.ts"])
+        .args(&WAITS[1..])
+        .run();
+    gone.assert_code(1).stdout_contains("Signal");
+    fs::write(&module, text).expect("put the module back");
+    let back = gone
+        .again()
+        .args(["check", "src/use.ts"])
+        .args(&WAITS[1..])
+        .run();
+    back.assert_code(0);
+}
+
 /// typescript-language-server's diagnostics are pulled from tsserver
 /// (`typescript.tsserverRequest`); the pull must say exactly what the server pushes
 /// for the same text, or the before and after of a run would differ for nothing. On

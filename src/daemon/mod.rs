@@ -671,12 +671,14 @@ impl Daemon {
     /// A server that watches the disk itself (typescript-language-server's tsserver)
     /// sees a file changed behind lspgate's back in its own time. Opened, a changed
     /// file is what lspgate sent, now, and the project's view stays the server's
-    /// (`Server::knows_the_disk_as_sent`); a created or deleted one cannot be shown
-    /// so (`Server::lose_the_disk`).
+    /// (`Server::knows_the_disk_as_sent`). A created or deleted one cannot be shown
+    /// so: tsserver is asked to reload its projects (`Server::reload_projects`),
+    /// another server's view of the disk is unknown from then on.
     fn show_as_documents(&mut self, i: ServerId, changes: &[(PathBuf, FileChangeType)]) {
+        let mut created_or_deleted = false;
         for (path, kind) in changes {
             if *kind != FileChangeType::CHANGED {
-                self.pool.lose_the_disk(i);
+                created_or_deleted = true;
                 continue;
             }
             match fs::read(path).map(String::from_utf8) {
@@ -684,8 +686,11 @@ impl Daemon {
                     self.pool.open_or_change(i, path, &text);
                 }
                 // Gone again, or no longer text.
-                _ => self.pool.lose_the_disk(i),
+                _ => created_or_deleted = true,
             }
+        }
+        if created_or_deleted && !self.pool.reload_projects(i) {
+            self.pool.lose_the_disk(i);
         }
     }
 

@@ -264,6 +264,13 @@ impl Pool {
         self.servers[id.0].forget_view();
     }
 
+    /// Have server `id`'s tsserver reload its projects from the disk; false when it
+    /// has none (see `Server::reload_projects`).
+    pub fn reload_projects(&mut self, id: ServerId) -> bool {
+        self.clock += 1;
+        self.servers[id.0].reload_projects(self.clock)
+    }
+
     /// A file of server `id`'s was created or deleted behind lspgate's back: see
     /// `Server::lose_the_disk`.
     pub fn lose_the_disk(&mut self, id: ServerId) {

@@ -90,6 +90,9 @@ enum Pending {
         sent_seq: u64,
         slot: usize,
     },
+    /// tsserver's `reloadProjects` (see [`tsserver::reload_projects`]): whatever
+    /// the answer, it was passed on.
+    TsserverReload,
     Shutdown,
 }
 
@@ -631,6 +634,21 @@ impl Server {
         self.send(protocol::request::<DocumentDiagnosticRequest>(id, params));
     }
 
+    /// Have tsserver reload its projects from the disk (see
+    /// [`tsserver::reload_projects`]); false when the server has no route to it.
+    pub(super) fn reload_projects(&mut self, clock: u64) -> bool {
+        if self.is_dead() || self.tsserver.is_none() {
+            return false;
+        }
+        let id = self.request_id(Pending::TsserverReload);
+        self.send(protocol::request::<ExecuteCommand>(
+            id,
+            tsserver::reload_projects(),
+        ));
+        self.mark_changed(clock);
+        true
+    }
+
     /// Something the server sees changed outside a run's own edit, at `clock`.
     pub(super) fn mark_changed(&mut self, clock: u64) {
         self.content_changed_at = clock;
@@ -688,12 +706,10 @@ impl Server {
         self.pull || self.tsserver.is_some()
     }
 
-    /// A file of its extensions was created or deleted behind lspgate's back. A
-    /// server that watches the disk itself sees that in its own time, and a document
-    /// cannot stand in for it: tsserver keeps a module it failed to find as not
-    /// found until its own watcher fires (mobx in the corpus: a module put back and
-    /// opened at once, its importers' "no exported member" stayed for three runs). Its
-    /// view of the disk is not known from then on.
+    /// A file of its extensions was created or deleted behind lspgate's back, and
+    /// the server, which watches the disk itself and sees that in its own time, could
+    /// not be made to see it now (tsserver can: [`Server::reload_projects`]). Its view
+    /// of the disk is not known from then on.
     pub(super) fn lose_the_disk(&mut self) {
         self.lost_the_disk = true;
         self.view = None;

@@ -55,6 +55,30 @@ fn request(kind: &str, path: &Path) -> ExecuteCommandParams {
     }
 }
 
+/// The `workspace/executeCommand` parameters asking tsserver to reload its projects
+/// from the disk (what an editor's "TypeScript: Reload Project" does), module
+/// resolutions included. tsserver sees a file created or deleted behind lspgate's
+/// back in its own time, and keeps a module it failed to find as not found until its
+/// own watcher fires (mobx in the corpus: three runs after a module was put back, its
+/// importers still had "no exported member"); a reload sent now is handled before
+/// every request sent after it. tsserver answers nothing to it, so it goes with
+/// `expectsResult: false`: otherwise typescript-language-server would wait for that
+/// answer, and its queue, which sends nothing while an answer is owed, would stall.
+/// typescript-language-server 5.3 then answers with an error (it calls `catch` on
+/// the promise such a command has not got) after passing the command on; later
+/// releases answer with nothing. Either answer means sent.
+pub fn reload_projects() -> ExecuteCommandParams {
+    ExecuteCommandParams {
+        command: COMMAND.to_string(),
+        arguments: vec![
+            json!("reloadProjects"),
+            json!({}),
+            json!({ "expectsResult": false }),
+        ],
+        work_done_progress_params: Default::default(),
+    }
+}
+
 /// The pulls through tsserver under way on one server, by file.
 #[derive(Debug, Default)]
 pub struct Route {

@@ -318,7 +318,7 @@ pub(super) fn response(server: &mut Server, resp: Response) {
                 }
             }
         }
-        Pending::Shutdown => {}
+        Pending::TsserverReload | Pending::Shutdown => {}
     }
 }
 
