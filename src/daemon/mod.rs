@@ -503,7 +503,7 @@ impl Daemon {
                 .into_iter()
                 .filter(|&i| {
                     let server = self.pool.server(i);
-                    // A server watching the disk itself may not see it yet.
+                    // One that may not see the disk as it is yet has no view to name.
                     !server.is_dead() && server.root() == root && server.knows_the_disk_as_sent()
                 })
                 .collect();

@@ -338,11 +338,11 @@ impl Server {
         self.saved_at >= self.content_changed_at
             && self.diagnostics.get(path).is_some()
             && self.file_status.idle_after(path, self.saved_at)
+            && self.settled(Instant::now())
             && self
                 .docs
                 .get(path)
                 .is_some_and(|d| !clangd::includes_after_preamble(&d.text))
-            && self.settled(Instant::now())
     }
 
     /// True when no progress is under way and the server has been silent for its
@@ -712,7 +712,7 @@ impl Server {
     /// of the disk is not known from then on.
     pub(super) fn lose_the_disk(&mut self) {
         self.lost_the_disk = true;
-        self.view = None;
+        self.forget_view();
     }
 
     /// The view a pull sent at `sent_seq` was answered for: the current one, if it
