@@ -523,6 +523,34 @@ fn rust_analyzer_reports_dependent_broken_by_edit() {
     reports_dependent_broken_by_edit(&RUST_ANALYZER);
 }
 
+/// A dry run is never saved, so rust-analyzer's check of the crate does not see it:
+/// the dependent is found by the scan and analysed open, against the edit in memory.
+#[test]
+fn rust_analyzer_dry_run_reports_dependent_from_the_edit_in_memory() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let (b, b_line) = RUST_ANALYZER.b_call;
+    let test = workspace(&RUST_ANALYZER, &[]);
+    // Its check writes `target/` and `Cargo.lock`: the sources are what must stay.
+    let sources = |snapshot: std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>| {
+        snapshot
+            .into_iter()
+            .filter(|(path, _)| path.starts_with("src"))
+            .collect::<Vec<_>>()
+    };
+    let before = sources(test.snapshot());
+    let out = test
+        .args(edit_args(&RUST_ANALYZER.breaking, false, &["--dry-run"]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", b, b_line);
+    assert!(
+        sources(out.snapshot()) == before,
+        "--dry-run changed a source\n{out}"
+    );
+}
+
 #[test]
 fn rust_analyzer_does_not_report_moved_preexisting_error() {
     does_not_report_moved_preexisting_error(&RUST_ANALYZER);
