@@ -23,8 +23,11 @@
 //! from`, a Python package's `__init__`) pass through without counting as a level.
 //! Ranked by evidence: direct importers using a changed symbol, then direct
 //! importers, then the rest by distance. Nothing is dropped silently: what exceeds the
-//! cap comes back in [`Found::dropped`].
+//! cap comes back in [`Found::dropped`]. A C or C++ header is a dependent only where it
+//! can break by itself; elsewhere the units that include it report its breaks
+//! ([`headers`]).
 
+mod headers;
 mod imports;
 mod text;
 
@@ -111,9 +114,10 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         }
     }
     let distance = reverse_distances(edited, &importers);
+    let covered = covered_headers(edited, &distance, &texts, &importers);
     let mut ranked: Vec<(u8, u32, PathBuf)> = distance
         .into_iter()
-        .filter(|(p, _)| !edited_paths.contains(p.as_path()))
+        .filter(|(p, _)| !edited_paths.contains(p.as_path()) && !covered.contains(p))
         .map(|(path, d)| {
             // A barrel of an edited module is as near as its direct importers.
             let d = d.max(1);
@@ -145,6 +149,30 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         }
     }
     found
+}
+
+/// The C and C++ headers among the dependents at `distance` that the units including
+/// them check (see [`headers`]).
+fn covered_headers(
+    edited: &[Edited<'_>],
+    distance: &HashMap<PathBuf, u32>,
+    texts: &HashMap<PathBuf, String>,
+    importers: &HashMap<PathBuf, Vec<(PathBuf, bool)>>,
+) -> HashSet<PathBuf> {
+    let c_family: Vec<&Edited<'_>> = edited
+        .iter()
+        .filter(|e| Language::of(e.path) == Some(Language::C))
+        .collect();
+    if c_family.is_empty() {
+        return HashSet::new();
+    }
+    let changed: BTreeSet<String> = c_family
+        .iter()
+        .flat_map(|e| headers::changed_identifiers(e.before.unwrap_or(""), e.after.unwrap_or("")))
+        .collect();
+    let deleted = c_family.iter().any(|e| e.after.is_none());
+    let dependents: Vec<PathBuf> = distance.keys().cloned().collect();
+    headers::covered_by_units(&dependents, texts, &changed, deleted, importers)
 }
 
 /// How many import steps each file is from an edited one, following `importers`

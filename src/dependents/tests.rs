@@ -184,6 +184,11 @@ fn c_dependents_are_includers_transitively_not_namesakes() -> std::io::Result<()
             ("b.c", "  #  include \"lib/b.h\"\nint x = 1;\n"),
             ("c.c", "int greet(int);\nint y(void) { return greet(1); }\n"),
             ("d.c", "#include \"data.h\" // not a.h\n"),
+            (
+                "lib/u.h",
+                "#include \"../a.h\"\nstatic int u(void) { return greet(1); }\n",
+            ),
+            ("u.c", "#include \"lib/u.h\"\n"),
         ],
     )?;
     let found = dependents(
@@ -193,7 +198,8 @@ fn c_dependents_are_includers_transitively_not_namesakes() -> std::io::Result<()
         Some("int greet(int, int);\n"),
         &["c", "h"],
     );
-    assert_eq!(rels(root, &found.files), ["a.c", "lib/b.h", "b.c"]);
+    // lib/b.h names nothing the edit changed: b.c, which includes it, checks it.
+    assert_eq!(rels(root, &found.files), ["a.c", "lib/u.h", "b.c", "u.c"]);
     let source = dependents(
         root,
         "a.c",
