@@ -761,6 +761,53 @@ fn clangd_rebuilds_a_header_that_includes_the_edited_one_after_its_preamble() {
     assert_error_in(&out, "project_diagnostics", "pair.h", 6);
 }
 
+/// clangd 14 reports nothing of a break in a header a unit includes in its preamble,
+/// so a header that can break is opened itself: here one uses a renamed field only
+/// through another header's macro. A header naming nothing the change reaches is
+/// checked through its units, not opened (each header opened is a build of its own).
+#[test]
+fn clangd_a_header_broken_through_a_macro_is_opened_and_a_quiet_one_is_not() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let out = workspace(&CLANGD, &[])
+        .file("point.h", "struct Point {\n    int x;\n};\n")
+        .file("get.h", "#define GET_X(p) ((p)->x)\n")
+        .file(
+            "norm.h",
+            "#include \"point.h\"\n#include \"get.h\"\n\
+             static inline int norm(struct Point *p) { return GET_X(p); }\n",
+        )
+        .file("quiet.h", "#include \"point.h\"\nint count(void);\n")
+        .file(
+            "main.c",
+            "#include \"norm.h\"\n#include \"quiet.h\"\n\nint main(void) { return count(); }\n",
+        )
+        .args(edit_args(
+            &Edit {
+                path: "point.h",
+                old: "int x;",
+                new: "int left;",
+            },
+            false,
+            &["--format", "json"],
+        ))
+        .run();
+    out.assert_code(1);
+    let report = out.json();
+    let at_use = json_diagnostics_at(&report, "norm.h", 3);
+    assert!(
+        at_use
+            .iter()
+            .any(|d| d["severity"] == "Error" && d["new"] == true),
+        "norm.h's own line\n{out}"
+    );
+    assert!(
+        json_file(&report, "quiet.h").is_none(),
+        "quiet.h names nothing the change reaches: not opened\n{out}"
+    );
+}
+
 /// tsserver watches the disk itself and sees a module deleted or put back behind
 /// the daemon's back in its own time (a module it failed to find stays not found
 /// until its watcher fires): the daemon has it reload its projects, so the next run

@@ -1,12 +1,23 @@
 //! C and C++ headers among an edit's dependents. A header that includes an edited one
 //! is compiled only as part of the units that include it, and clangd checks it as a
 //! file of its own only when it is opened: a build of its own, as costly as a unit's
-//! (on Lua, 15 headers beside 18 units for one edit to `lobject.h`). Such a header is
-//! opened only where it can break by itself: its code (not its `#define` bodies, which
-//! are checked where they are expanded) names an identifier on a line the edit
-//! changed, or it includes a deleted file, or no unit includes it. Any other break in
-//! it is still reported, by each unit that includes it, at the `#include` line
-//! ("In included file"): found, at a coarser place, never missed.
+//! (on Lua, 15 headers beside 18 units for one edit to `lobject.h`). And clangd 14
+//! does not report a break in a header a unit includes in its preamble (its first
+//! lines of directives) at all: a header that can break must be opened itself.
+//!
+//! A header can break only through what the edit changed: it names, in its own code
+//! (not in its `#define` bodies, which are checked where they are expanded), an
+//! identifier of a changed line, or one carried from it by a macro, typedef or
+//! declaration of any header (a line naming a changed identifier passes on every
+//! identifier it names, to a fixpoint: `#define GET_X(p) ((p)->x)` carries a renamed
+//! `x` to every user of `GET_X`). Such headers are opened, as are all of them when the
+//! edit deletes a file or changes a directive other than a `#define` (an `#include`
+//! removed takes declarations from files that name nothing changed), and any header no
+//! unit includes. The rest are checked through the units that include them.
+//!
+//! Text evidence, not a compiler's: it errs on the side of opening (a short or common
+//! identifier carries the change to most headers), and where it grows past a bound
+//! every header is opened.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,59 +31,171 @@ pub(super) fn is_header(path: &Path) -> bool {
         .is_some_and(languages::is_included)
 }
 
-/// The identifiers on the lines that differ between `before` and `after`, outside
-/// comments, C keywords left out.
-pub(super) fn changed_identifiers(before: &str, after: &str) -> BTreeSet<String> {
-    let before = code(before);
-    let after = code(after);
-    let old: HashSet<&str> = before.lines().collect();
-    let new: HashSet<&str> = after.lines().collect();
-    before
-        .lines()
-        .filter(|l| !new.contains(l))
-        .chain(after.lines().filter(|l| !old.contains(l)))
-        .flat_map(identifiers)
-        .filter(|w| !C_KEYWORDS.contains(w))
-        .map(str::to_string)
-        .collect()
+/// What an edit changed, as this rule reads it.
+#[derive(Debug, Default)]
+pub(super) struct Change {
+    /// The identifiers on the lines that differ, outside comments, keywords left out.
+    pub names: BTreeSet<String>,
+    /// A changed line is a directive other than `#define`, or a file was deleted:
+    /// what it does to other headers is not told by names.
+    pub structural: bool,
+}
+
+impl Change {
+    /// Add the change from `before` to `after` (`None`: the file was deleted).
+    pub(super) fn add(&mut self, before: &str, after: Option<&str>) {
+        let Some(after) = after else {
+            self.structural = true;
+            return;
+        };
+        let before = code(before);
+        let after = code(after);
+        let old: HashSet<&str> = before.lines().collect();
+        let new: HashSet<&str> = after.lines().collect();
+        let changed = before
+            .lines()
+            .filter(|l| !new.contains(l))
+            .chain(after.lines().filter(|l| !old.contains(l)));
+        for line in changed {
+            let directive = line.trim_start().starts_with('#');
+            if directive && !is_define(line) {
+                self.structural = true;
+            }
+            self.names.extend(
+                identifiers(line)
+                    .filter(|w| !C_KEYWORDS.contains(w))
+                    .map(str::to_string),
+            );
+        }
+    }
+}
+
+/// Identifiers carried past this many make every header count as reached.
+const MAX_CARRIED: usize = 5_000;
+
+/// `names`, and the name each line of `texts` naming one of them defines (see
+/// [`defined_name`]), to a fixpoint; `None` past [`MAX_CARRIED`].
+fn carried(names: &BTreeSet<String>, texts: &[&str]) -> Option<HashSet<String>> {
+    // Comments out (a word of a comment carries nothing), and a line continued with
+    // `\` joined (a macro's body is its definition's).
+    let code: Vec<String> = texts.iter().map(|t| code(t).replace("\\\n", " ")).collect();
+    // Each line naming something, with what it defines.
+    let mut lines: Vec<Option<&str>> = Vec::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for text in &code {
+        let mut depth = 0usize;
+        for line in text.lines() {
+            let defines = defined_name(line, depth);
+            if directive(line).is_none() {
+                depth =
+                    (depth + line.matches('{').count()).saturating_sub(line.matches('}').count());
+            }
+            for w in identifiers(line).filter(|w| !C_KEYWORDS.contains(w)) {
+                by_name.entry(w).or_default().push(lines.len());
+            }
+            lines.push(defines);
+        }
+    }
+    let mut reached: HashSet<String> = names.iter().cloned().collect();
+    let mut queue: Vec<String> = reached.iter().cloned().collect();
+    let mut absorbed: HashSet<usize> = HashSet::new();
+    while let Some(name) = queue.pop() {
+        for &i in by_name.get(name.as_str()).into_iter().flatten() {
+            if !absorbed.insert(i) {
+                continue;
+            }
+            if let Some(w) = lines[i]
+                && reached.insert(w.to_string())
+            {
+                queue.push(w.to_string());
+            }
+        }
+        if reached.len() > MAX_CARRIED {
+            return None;
+        }
+    }
+    Some(reached)
+}
+
+/// What a line of a header at brace `depth` defines, read as C declares: a macro's
+/// name; at the top level, the name before the line's first `(` (a function; `int
+/// (f) (void)` names `f`), else the last name before its first `;`, `{`, `=`, `[` or
+/// `,` (a variable, a typedef, a struct's tag). Inside braces a line defines nothing
+/// others name: a field or a local whose type changed breaks no one who uses it by
+/// name, and what a field's rename breaks names the field. A use of a changed name on
+/// the line carries the change to what it defines.
+fn defined_name(line: &str, depth: usize) -> Option<&str> {
+    fn last(part: &str) -> Option<&str> {
+        identifiers(part).filter(|w| !C_KEYWORDS.contains(w)).last()
+    }
+    if let Some(d) = directive(line) {
+        return identifiers(d.strip_prefix("define")?).next();
+    }
+    if depth > 0 {
+        return None;
+    }
+    match line.split_once('(') {
+        Some((head, rest)) => {
+            let inner = rest.split_once(')').map(|(inner, _)| inner.trim());
+            match inner {
+                Some(name)
+                    if identifiers(name).count() == 1 && identifiers(name).next() == Some(name) =>
+                {
+                    Some(name)
+                }
+                _ => last(head),
+            }
+        }
+        None => last(&line[..line.find([';', '{', '=', '[', ',']).unwrap_or(line.len())]),
+    }
 }
 
 /// Whether header `text` names one of `names` in its own code: outside comments,
 /// `#define` bodies and `#include` lines.
-pub(super) fn names_in_code(text: &str, names: &BTreeSet<String>) -> bool {
+fn names_in_code(text: &str, names: &HashSet<String>) -> bool {
     let code = code(text);
-    let mut in_directive = false;
+    let mut in_define = false;
     for line in code.lines() {
-        let continued = in_directive;
-        in_directive = line.trim_end().ends_with('\\') && (continued || is_macro_line(line));
-        if continued || is_macro_line(line) {
-            continue;
-        }
-        if identifiers(line).any(|w| names.contains(w)) {
+        let continued = in_define;
+        let skipped = continued || is_define(line) || is_include(line);
+        in_define = skipped && line.trim_end().ends_with('\\');
+        if !skipped && identifiers(line).any(|w| names.contains(w)) {
             return true;
         }
     }
     false
 }
 
-/// The headers of `dependents` that need not be opened (see the module docs): each
-/// names no identifier of `changed`, includes no deleted file, and is included,
-/// through any chain of headers, by a file that is not a header. `importers` maps a
-/// file to the files that include it.
+/// The headers of `dependents` that need not be opened (see the module docs).
+/// `texts` are every file read, `edited` the edited files' texts after the edit, and
+/// `importers` maps a file to the files that include it.
 pub(super) fn covered_by_units(
     dependents: &[PathBuf],
     texts: &HashMap<PathBuf, String>,
-    changed: &BTreeSet<String>,
-    deleted: bool,
+    edited: &[&str],
+    change: &Change,
     importers: &HashMap<PathBuf, Vec<(PathBuf, bool)>>,
 ) -> HashSet<PathBuf> {
-    if deleted {
+    if change.structural || !dependents.iter().any(|p| is_header(p)) {
         return HashSet::new();
     }
+    let headers: Vec<&str> = texts
+        .iter()
+        .filter(|(p, _)| is_header(p))
+        .map(|(_, t)| t.as_str())
+        .chain(edited.iter().copied())
+        .collect();
+    let Some(reached) = carried(&change.names, &headers) else {
+        return HashSet::new();
+    };
     dependents
         .iter()
         .filter(|path| is_header(path))
-        .filter(|path| texts.get(*path).is_some_and(|t| !names_in_code(t, changed)))
+        .filter(|path| {
+            texts
+                .get(*path)
+                .is_some_and(|t| !names_in_code(t, &reached))
+        })
         .filter(|path| included_by_a_unit(path, importers))
         .cloned()
         .collect()
@@ -96,16 +219,19 @@ fn included_by_a_unit(header: &Path, importers: &HashMap<PathBuf, Vec<(PathBuf, 
     false
 }
 
-/// `#define` and `#include` lines (and `#import`, `#undef`): what they name is not
-/// code of the file.
-fn is_macro_line(line: &str) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix('#') else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    ["define", "include", "import", "undef"]
-        .iter()
-        .any(|d| rest.starts_with(d))
+/// The directive on `line`, if any: its name after the `#`.
+fn directive(line: &str) -> Option<&str> {
+    Some(line.trim_start().strip_prefix('#')?.trim_start())
+}
+
+/// `#define` and `#undef`: what they name is checked where it is expanded.
+fn is_define(line: &str) -> bool {
+    directive(line).is_some_and(|d| d.starts_with("define") || d.starts_with("undef"))
+}
+
+/// `#include` and `#import`: what they name is a file.
+fn is_include(line: &str) -> bool {
+    directive(line).is_some_and(|d| d.starts_with("include") || d.starts_with("import"))
 }
 
 /// `text` with its comments blanked (strings are not told apart: a `/*` inside one
@@ -207,42 +333,103 @@ const C_KEYWORDS: &[&str] = &[
 mod tests {
     use super::*;
 
+    fn names(words: &[&str]) -> HashSet<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
     #[test]
     fn a_changed_line_gives_its_code_identifiers_not_its_comment() {
-        let before = "struct P {\n  int sizeabs;  /* size of 'abs' */\n};\n";
-        let after = "struct P {\n  int nabs;  /* size of 'abs' */\n};\n";
-        let ids = changed_identifiers(before, after);
+        let mut change = Change::default();
+        change.add(
+            "struct P {\n  int sizeabs;  /* size of 'abs' */\n};\n",
+            Some("struct P {\n  int nabs;  /* size of 'abs' */\n};\n"),
+        );
         assert_eq!(
-            ids.into_iter().collect::<Vec<_>>(),
+            change.names.iter().collect::<Vec<_>>(),
             ["nabs", "sizeabs"],
             "no keyword, no comment word"
         );
+        assert!(!change.structural);
+        change.add("#define N 1\n", Some("#define N 2\n"));
+        assert!(!change.structural, "a #define is told by its name");
+        change.add("#include <a.h>\n", Some("\n"));
+        assert!(change.structural, "an #include removed");
+        let mut deleted = Change::default();
+        deleted.add("int x;\n", None);
+        assert!(deleted.structural);
     }
 
     #[test]
     fn a_header_names_an_identifier_in_its_code_not_in_its_macros() {
-        let changed: BTreeSet<String> = ["sizeabs".to_string()].into();
+        let changed = names(&["sizeabs"]);
         let in_macro = "#include \"p.h\"\n#define SZ(p) \\\n  ((p)->sizeabs)\n/* sizeabs */\n";
         assert!(!names_in_code(in_macro, &changed));
         let in_code = "#include \"p.h\"\nstatic int f(struct P *p) { return p->sizeabs; }\n";
         assert!(names_in_code(in_code, &changed));
-        let after_macro = "#define A 1 \\\n  + 2\nint sizeabs_of(void);\nint x = sizeabs;\n";
+        let after_macro = "#define A 1 \\\n  + 2\nint x = sizeabs;\n";
         assert!(names_in_code(after_macro, &changed), "the macro ended");
     }
 
     #[test]
-    fn only_headers_without_evidence_and_included_by_a_unit_are_covered() {
+    fn a_macro_or_typedef_carries_a_changed_name_to_its_users() {
+        let changed: BTreeSet<String> = ["x".to_string()].into();
+        let texts = [
+            "#define GET_X(p) ((p)->x) /* unrelated */\n",
+            "typedef struct Point Pt;\n#define PT_X(q) GET_X(q)\n",
+            "int unrelated(int y);\n",
+        ];
+        let reached = carried(&changed, &texts).unwrap_or_default();
+        for w in ["x", "GET_X", "PT_X"] {
+            assert!(reached.contains(w), "{w}");
+        }
+        assert!(
+            !reached.contains("p"),
+            "a macro's parameter is no definition"
+        );
+        assert!(!reached.contains("Pt"), "a line naming nothing reached");
+        assert!(!reached.contains("unrelated"), "nor a comment");
+    }
+
+    #[test]
+    fn a_line_defines_its_macro_function_or_declarator() {
+        let top = |line| defined_name(line, 0);
+        assert_eq!(top("#define GET_X(p) ((p)->x)"), Some("GET_X"));
+        assert_eq!(
+            top("LUAI_FUNC char *luaZ_openspace (lua_State *L, Mbuffer *buff);"),
+            Some("luaZ_openspace")
+        );
+        assert_eq!(
+            top("LUALIB_API int (luaL_loadbufferx) (lua_State *L, const char *buff,"),
+            Some("luaL_loadbufferx")
+        );
+        assert_eq!(top("extern Mbuffer *gbuf;"), Some("gbuf"));
+        assert_eq!(top("typedef struct Point Pt;"), Some("Pt"));
+        assert_eq!(top("typedef struct Point {"), Some("Point"));
+        assert_eq!(top("#include \"p.h\""), None);
+        assert_eq!(defined_name("  Mbuffer *buff;", 1), None, "a field");
+        assert_eq!(defined_name("#define IN(x) x", 1), Some("IN"));
+    }
+
+    #[test]
+    fn only_headers_out_of_the_changes_reach_and_included_by_a_unit_are_covered() {
         let p = |s: &str| PathBuf::from(format!("/w/{s}"));
-        let changed: BTreeSet<String> = ["sizeabs".to_string()].into();
         let texts: HashMap<PathBuf, String> = [
             (p("quiet.h"), "#include \"p.h\"\nint g(void);\n".to_string()),
             (
                 p("uses.h"),
                 "#include \"p.h\"\nint u = sizeabs;\n".to_string(),
             ),
+            (p("macro.h"), "#define SZ(p) ((p)->sizeabs)\n".to_string()),
+            (
+                p("via.h"),
+                "#include \"p.h\"\nint v(struct P *p) { return SZ(p); }\n".to_string(),
+            ),
             (p("orphan.h"), "#include \"p.h\"\n".to_string()),
             (p("deep.h"), "#include \"quiet.h\"\n".to_string()),
-            (p("a.c"), "#include \"deep.h\"\n".to_string()),
+            (
+                p("a.c"),
+                "#include \"deep.h\"\n#include \"uses.h\"\n#include \"via.h\"\n".to_string(),
+            ),
         ]
         .into();
         let importers: HashMap<PathBuf, Vec<(PathBuf, bool)>> = [
@@ -251,19 +438,29 @@ mod tests {
                 vec![
                     (p("quiet.h"), false),
                     (p("uses.h"), false),
+                    (p("via.h"), false),
                     (p("orphan.h"), false),
                 ],
             ),
             (p("quiet.h"), vec![(p("deep.h"), false)]),
             (p("deep.h"), vec![(p("a.c"), false)]),
             (p("uses.h"), vec![(p("a.c"), false)]),
+            (p("via.h"), vec![(p("a.c"), false)]),
         ]
         .into();
-        let dependents: Vec<PathBuf> = texts.keys().cloned().collect();
-        let covered = covered_by_units(&dependents, &texts, &changed, false, &importers);
+        let dependents: Vec<PathBuf> = texts
+            .keys()
+            .filter(|k| **k != p("macro.h"))
+            .cloned()
+            .collect();
+        let edited = ["struct P { int nabs; };\n"];
+        let mut change = Change::default();
+        change.add("struct P { int sizeabs; };\n", Some(edited[0]));
+        let covered = covered_by_units(&dependents, &texts, &edited, &change, &importers);
         let mut covered: Vec<_> = covered.into_iter().collect();
         covered.sort();
         assert_eq!(covered, [p("deep.h"), p("quiet.h")]);
-        assert!(covered_by_units(&dependents, &texts, &changed, true, &importers).is_empty());
+        change.structural = true;
+        assert!(covered_by_units(&dependents, &texts, &edited, &change, &importers).is_empty());
     }
 }

@@ -166,13 +166,13 @@ fn covered_headers(
     if c_family.is_empty() {
         return HashSet::new();
     }
-    let changed: BTreeSet<String> = c_family
-        .iter()
-        .flat_map(|e| headers::changed_identifiers(e.before.unwrap_or(""), e.after.unwrap_or("")))
-        .collect();
-    let deleted = c_family.iter().any(|e| e.after.is_none());
+    let mut change = headers::Change::default();
+    for e in &c_family {
+        change.add(e.before.unwrap_or(""), e.after);
+    }
+    let after: Vec<&str> = c_family.iter().filter_map(|e| e.after).collect();
     let dependents: Vec<PathBuf> = distance.keys().cloned().collect();
-    headers::covered_by_units(&dependents, texts, &changed, deleted, importers)
+    headers::covered_by_units(&dependents, texts, &after, &change, importers)
 }
 
 /// How many import steps each file is from an edited one, following `importers`
