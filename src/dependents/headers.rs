@@ -8,12 +8,13 @@
 //! A header can break only through what the edit changed: it names, in its own code
 //! (not in its `#define` bodies, which are checked where they are expanded), an
 //! identifier of a changed line, or one carried from it by a macro, typedef or
-//! declaration of any header (a line naming a changed identifier passes on every
-//! identifier it names, to a fixpoint: `#define GET_X(p) ((p)->x)` carries a renamed
-//! `x` to every user of `GET_X`). Such headers are opened, as are all of them when the
-//! edit deletes a file or changes a directive other than a `#define` (an `#include`
-//! removed takes declarations from files that name nothing changed), and any header no
-//! unit includes. The rest are checked through the units that include them.
+//! declaration of any header (a line naming a changed identifier passes the change on
+//! to what the line defines, to a fixpoint: `#define GET_X(p) ((p)->x)` carries a
+//! renamed `x` to every user of `GET_X`). Such headers are opened, as are all of them
+//! when the edit deletes a file or changes a directive other than a `#define` (an
+//! `#include` removed takes declarations from files that name nothing changed), and
+//! any header no unit includes. The rest are compiled, unopened, as part of the units
+//! that include them.
 //!
 //! Text evidence, not a compiler's: it errs on the side of opening (a short or common
 //! identifier carries the change to most headers), and where it grows past a bound

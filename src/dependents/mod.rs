@@ -23,9 +23,8 @@
 //! from`, a Python package's `__init__`) pass through without counting as a level.
 //! Ranked by evidence: direct importers using a changed symbol, then direct
 //! importers, then the rest by distance. Nothing is dropped silently: what exceeds the
-//! cap comes back in [`Found::dropped`]. A C or C++ header is a dependent only where it
-//! can break by itself; elsewhere the units that include it report its breaks
-//! ([`headers`]).
+//! cap comes back in [`Found::dropped`]. A C or C++ header is a dependent only where what
+//! the edit changed reaches its code ([`headers`]).
 
 mod headers;
 mod imports;
