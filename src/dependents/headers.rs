@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 use crate::servers::languages;
 
+use super::text;
+
 /// Whether `path` is a header (an included C-family file).
 pub(super) fn is_header(path: &Path) -> bool {
     path.extension()
@@ -51,13 +53,7 @@ impl Change {
         };
         let before = code(before);
         let after = code(after);
-        let old: HashSet<&str> = before.lines().collect();
-        let new: HashSet<&str> = after.lines().collect();
-        let changed = before
-            .lines()
-            .filter(|l| !new.contains(l))
-            .chain(after.lines().filter(|l| !old.contains(l)));
-        for line in changed {
+        for line in text::changed_lines(&before, &after) {
             let directive = line.trim_start().starts_with('#');
             if directive && !is_define(line) {
                 self.structural = true;

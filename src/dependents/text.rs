@@ -61,17 +61,23 @@ const DEFINERS: &[&str] = &[
     "impl",
 ];
 
+/// The lines that differ between `before` and `after`: those of each that the other
+/// lacks (a line moved counts as unchanged).
+pub(super) fn changed_lines<'a>(before: &'a str, after: &'a str) -> Vec<&'a str> {
+    let old: HashSet<&str> = before.lines().collect();
+    let new: HashSet<&str> = after.lines().collect();
+    before
+        .lines()
+        .filter(|l| !new.contains(l))
+        .chain(after.lines().filter(|l| !old.contains(l)))
+        .collect()
+}
+
 /// Identifiers defined (or called like a function) on the lines that differ
 /// between `before` and `after`.
 pub(super) fn changed_symbols(before: &str, after: &str) -> BTreeSet<String> {
-    let old: HashSet<&str> = before.lines().collect();
-    let new: HashSet<&str> = after.lines().collect();
-    let changed = before
-        .lines()
-        .filter(|l| !new.contains(l))
-        .chain(after.lines().filter(|l| !old.contains(l)));
     let mut out = BTreeSet::new();
-    for line in changed {
+    for line in changed_lines(before, after) {
         let words = identifiers(line);
         for (i, (w, next)) in words.iter().enumerate() {
             if w.len() < 3 || DEFINERS.contains(&w.as_str()) || is_keyword(w) {
