@@ -83,7 +83,11 @@ fn carried(names: &BTreeSet<String>, texts: &[&str]) -> Option<HashSet<String>> 
         let mut depth = 0usize;
         for line in text.lines() {
             let defines = defined_name(line, depth);
-            if directive(line).is_none() {
+            // `extern "C" {` and a namespace wrap declarations, not a body.
+            let wrapper = ["extern", "namespace"]
+                .iter()
+                .any(|w| line.trim_start().starts_with(w));
+            if directive(line).is_none() && !wrapper {
                 depth =
                     (depth + line.matches('{').count()).saturating_sub(line.matches('}').count());
             }
@@ -115,12 +119,12 @@ fn carried(names: &BTreeSet<String>, texts: &[&str]) -> Option<HashSet<String>> 
 }
 
 /// What a line of a header at brace `depth` defines, read as C declares: a macro's
-/// name; at the top level, the name before the line's first `(` (a function; `int
-/// (f) (void)` names `f`), else the last name before its first `;`, `{`, `=`, `[` or
-/// `,` (a variable, a typedef, a struct's tag). Inside braces a line defines nothing
-/// others name: a field or a local whose type changed breaks no one who uses it by
-/// name, and what a field's rename breaks names the field. A use of a changed name on
-/// the line carries the change to what it defines.
+/// name; the name before the line's first `(` (a function, a C++ method; `int (f)
+/// (void)` names `f`; in a body, a call, which only carries more); else, at the top
+/// level, the last name before its first `;`, `{`, `=`, `[` or `,` (a variable, a
+/// typedef, a struct's tag). A field or a local whose type changed breaks no one who
+/// uses it by name, and what a field's rename breaks names the field. A use of a
+/// changed name on the line carries the change to what it defines.
 fn defined_name(line: &str, depth: usize) -> Option<&str> {
     fn last(part: &str) -> Option<&str> {
         identifiers(part).filter(|w| !C_KEYWORDS.contains(w)).last()
@@ -128,7 +132,7 @@ fn defined_name(line: &str, depth: usize) -> Option<&str> {
     if let Some(d) = directive(line) {
         return identifiers(d.strip_prefix("define")?).next();
     }
-    if depth > 0 {
+    if depth > 0 && !line.contains('(') {
         return None;
     }
     match line.split_once('(') {
@@ -374,9 +378,10 @@ mod tests {
             "#define GET_X(p) ((p)->x) /* unrelated */\n",
             "typedef struct Point Pt;\n#define PT_X(q) GET_X(q)\n",
             "int unrelated(int y);\n",
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint get(int x);\nstruct S {\n  int x;\n};\n",
         ];
         let reached = carried(&changed, &texts).unwrap_or_default();
-        for w in ["x", "GET_X", "PT_X"] {
+        for w in ["x", "GET_X", "PT_X", "get"] {
             assert!(reached.contains(w), "{w}");
         }
         assert!(
@@ -384,6 +389,7 @@ mod tests {
             "a macro's parameter is no definition"
         );
         assert!(!reached.contains("Pt"), "a line naming nothing reached");
+        assert!(!reached.contains("S"), "a field named x defines nothing");
         assert!(!reached.contains("unrelated"), "nor a comment");
     }
 
@@ -404,6 +410,11 @@ mod tests {
         assert_eq!(top("typedef struct Point {"), Some("Point"));
         assert_eq!(top("#include \"p.h\""), None);
         assert_eq!(defined_name("  Mbuffer *buff;", 1), None, "a field");
+        assert_eq!(
+            defined_name("  virtual Size length(Mbuffer *b) const;", 1),
+            Some("length"),
+            "a method"
+        );
         assert_eq!(defined_name("#define IN(x) x", 1), Some("IN"));
     }
 
