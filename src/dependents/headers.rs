@@ -167,10 +167,12 @@ fn names_in_code(text: &str, names: &HashSet<String>) -> bool {
     false
 }
 
-/// The headers of `dependents` that need not be opened (see the module docs).
+/// The headers of `dependents` that need not be opened (see the module docs): what
+/// the edit changed reaches none of their code, and a unit includes each (one no unit
+/// includes is compiled by nobody unless opened).
 /// `texts` are every file read, `edited` the edited files' texts after the edit, and
 /// `importers` maps a file to the files that include it.
-pub(super) fn covered_by_units(
+pub(super) fn unreached(
     dependents: &[PathBuf],
     texts: &HashMap<PathBuf, String>,
     edited: &[&str],
@@ -419,7 +421,7 @@ mod tests {
     }
 
     #[test]
-    fn only_headers_out_of_the_changes_reach_and_included_by_a_unit_are_covered() {
+    fn only_headers_the_change_does_not_reach_and_a_unit_includes_go_unopened() {
         let p = |s: &str| PathBuf::from(format!("/w/{s}"));
         let texts: HashMap<PathBuf, String> = [
             (p("quiet.h"), "#include \"p.h\"\nint g(void);\n".to_string()),
@@ -464,11 +466,11 @@ mod tests {
         let edited = ["struct P { int nabs; };\n"];
         let mut change = Change::default();
         change.add("struct P { int sizeabs; };\n", Some(edited[0]));
-        let covered = covered_by_units(&dependents, &texts, &edited, &change, &importers);
-        let mut covered: Vec<_> = covered.into_iter().collect();
-        covered.sort();
-        assert_eq!(covered, [p("deep.h"), p("quiet.h")]);
+        let unopened = unreached(&dependents, &texts, &edited, &change, &importers);
+        let mut unopened: Vec<_> = unopened.into_iter().collect();
+        unopened.sort();
+        assert_eq!(unopened, [p("deep.h"), p("quiet.h")]);
         change.structural = true;
-        assert!(covered_by_units(&dependents, &texts, &edited, &change, &importers).is_empty());
+        assert!(unreached(&dependents, &texts, &edited, &change, &importers).is_empty());
     }
 }

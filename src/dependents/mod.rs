@@ -113,10 +113,10 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
         }
     }
     let distance = reverse_distances(edited, &importers);
-    let covered = covered_headers(edited, &distance, &texts, &importers);
+    let unreached = unreached_headers(edited, &distance, &texts, &importers);
     let mut ranked: Vec<(u8, u32, PathBuf)> = distance
         .into_iter()
-        .filter(|(p, _)| !edited_paths.contains(p.as_path()) && !covered.contains(p))
+        .filter(|(p, _)| !edited_paths.contains(p.as_path()) && !unreached.contains(p))
         .map(|(path, d)| {
             // A barrel of an edited module is as near as its direct importers.
             let d = d.max(1);
@@ -150,9 +150,9 @@ pub fn scan(root: &Path, edited: &[Edited<'_>], extensions: &[String], cap: usiz
     found
 }
 
-/// The C and C++ headers among the dependents at `distance` that the units including
-/// them check (see [`headers`]).
-fn covered_headers(
+/// The C and C++ headers among the dependents at `distance` that what the edit
+/// changed does not reach: not opened (see [`headers`]).
+fn unreached_headers(
     edited: &[Edited<'_>],
     distance: &HashMap<PathBuf, u32>,
     texts: &HashMap<PathBuf, String>,
@@ -171,7 +171,7 @@ fn covered_headers(
     }
     let after: Vec<&str> = c_family.iter().filter_map(|e| e.after).collect();
     let dependents: Vec<PathBuf> = distance.keys().cloned().collect();
-    headers::covered_by_units(&dependents, texts, &after, &change, importers)
+    headers::unreached(&dependents, texts, &after, &change, importers)
 }
 
 /// How many import steps each file is from an edited one, following `importers`
