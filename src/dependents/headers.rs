@@ -23,6 +23,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::c_source::{self, blank_comments, directive};
 use crate::servers::languages;
 
 use super::text;
@@ -51,11 +52,10 @@ impl Change {
             self.structural = true;
             return;
         };
-        let before = code(before);
-        let after = code(after);
+        let before = blank_comments(before);
+        let after = blank_comments(after);
         for line in text::changed_lines(&before, &after) {
-            let directive = line.trim_start().starts_with('#');
-            if directive && !is_define(line) {
+            if directive(line).is_some() && !is_define(line) {
                 self.structural = true;
             }
             self.names.extend(
@@ -73,9 +73,7 @@ const MAX_CARRIED: usize = 5_000;
 /// `names`, and the name each line of `texts` naming one of them defines (see
 /// [`defined_name`]), to a fixpoint; `None` past [`MAX_CARRIED`].
 fn carried(names: &BTreeSet<String>, texts: &[&str]) -> Option<HashSet<String>> {
-    // Comments out (a word of a comment carries nothing), and a line continued with
-    // `\` joined (a macro's body is its definition's).
-    let code: Vec<String> = texts.iter().map(|t| code(t).replace("\\\n", " ")).collect();
+    let code: Vec<String> = texts.iter().map(|t| logical_lines(t)).collect();
     // Each line naming something, with what it defines.
     let mut lines: Vec<Option<&str>> = Vec::new();
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -129,8 +127,11 @@ fn defined_name(line: &str, depth: usize) -> Option<&str> {
     fn last(part: &str) -> Option<&str> {
         identifiers(part).filter(|w| !C_KEYWORDS.contains(w)).last()
     }
-    if let Some(d) = directive(line) {
-        return identifiers(d.strip_prefix("define")?).next();
+    if let Some((name, rest)) = directive(line) {
+        if name != "define" {
+            return None;
+        }
+        return identifiers(rest).next();
     }
     if depth > 0 && !line.contains('(') {
         return None;
@@ -154,17 +155,19 @@ fn defined_name(line: &str, depth: usize) -> Option<&str> {
 /// Whether header `text` names one of `names` in its own code: outside comments,
 /// `#define` bodies and `#include` lines.
 fn names_in_code(text: &str, names: &HashSet<String>) -> bool {
-    let code = code(text);
-    let mut in_define = false;
-    for line in code.lines() {
-        let continued = in_define;
-        let skipped = continued || is_define(line) || is_include(line);
-        in_define = skipped && line.trim_end().ends_with('\\');
-        if !skipped && identifiers(line).any(|w| names.contains(w)) {
-            return true;
-        }
-    }
-    false
+    logical_lines(text)
+        .lines()
+        .filter(|line| !is_define(line) && !is_include(line))
+        .any(|line| identifiers(line).any(|w| names.contains(w)))
+}
+
+/// `text` as the lines the preprocessor reads: comments out (a word of a comment
+/// names nothing), and a line continued with `\` joined to the next (a macro's body
+/// is its definition's).
+fn logical_lines(text: &str) -> String {
+    blank_comments(text)
+        .replace("\\\r\n", " ")
+        .replace("\\\n", " ")
 }
 
 /// The headers of `dependents` that need not be opened (see the module docs): what
@@ -222,51 +225,14 @@ fn included_by_a_unit(header: &Path, importers: &HashMap<PathBuf, Vec<(PathBuf, 
     false
 }
 
-/// The directive on `line`, if any: its name after the `#`.
-fn directive(line: &str) -> Option<&str> {
-    Some(line.trim_start().strip_prefix('#')?.trim_start())
-}
-
 /// `#define` and `#undef`: what they name is checked where it is expanded.
 fn is_define(line: &str) -> bool {
-    directive(line).is_some_and(|d| d.starts_with("define") || d.starts_with("undef"))
+    directive(line).is_some_and(|(name, _)| matches!(name, "define" | "undef"))
 }
 
 /// `#include` and `#import`: what they name is a file.
 fn is_include(line: &str) -> bool {
-    directive(line).is_some_and(|d| d.starts_with("include") || d.starts_with("import"))
-}
-
-/// `text` with its comments blanked (strings are not told apart: a `/*` inside one
-/// only makes the rule open more).
-fn code(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        let block = rest.find("/*");
-        let line = rest.find("//");
-        match (block, line) {
-            (Some(b), l) if l.is_none_or(|l| b < l) => {
-                out.push_str(&rest[..b]);
-                let end = rest[b + 2..]
-                    .find("*/")
-                    .map_or(rest.len(), |e| b + 2 + e + 2);
-                // Keep the line breaks, so that directives stay on their lines.
-                out.extend(rest[b..end].chars().filter(|&c| c == '\n'));
-                rest = &rest[end..];
-            }
-            (_, Some(l)) => {
-                out.push_str(&rest[..l]);
-                let end = rest[l..].find('\n').map_or(rest.len(), |e| l + e);
-                rest = &rest[end..];
-            }
-            _ => {
-                out.push_str(rest);
-                rest = "";
-            }
-        }
-    }
-    out
+    directive(line).is_some_and(|(name, _)| c_source::is_include(name))
 }
 
 /// The words of `line` that can be identifiers.

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::uri;
+use crate::c_source;
 
 /// `textDocument/clangd.fileStatus`.
 pub enum FileStatusNotification {}
@@ -155,79 +156,26 @@ pub fn includes_after_preamble(text: &str) -> bool {
         "endif",
         "pragma",
     ];
-    let mut lines = text.lines();
-    let mut in_comment = false;
+    let code = c_source::blank_comments(text);
+    let mut lines = text.lines().zip(code.lines());
     let mut continued = false;
     // The preamble: comments and the directives clang keeps in one.
-    for line in lines.by_ref() {
+    for (line, code) in lines.by_ref() {
         let continuation = continued;
         continued = line.ends_with('\\');
-        if continuation {
+        if continuation || code.trim().is_empty() {
             continue;
         }
-        let code = code_of(line, &mut in_comment);
-        if code.is_empty() {
-            continue;
-        }
-        match directive(&code) {
-            Some(name) if KEPT.contains(&name) => {}
+        match c_source::directive(code) {
+            Some((name, _)) if KEPT.contains(&name) => {}
             _ => break,
         }
     }
     // The rest, read line by line without parsing comments: an include in a comment
     // or a string counts, which only costs a rebuild.
-    lines.any(|line| directive(line.trim_start()).is_some_and(is_include))
-}
-
-/// The name of the directive `line` (trimmed at the start) is, if it is one.
-fn directive(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix('#')?.trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    Some(&rest[..end])
-}
-
-fn is_include(name: &str) -> bool {
-    matches!(name, "include" | "include_next" | "import")
-}
-
-/// `line` without its comments, trimmed; `in_comment` carries a `/* ... */` over
-/// lines. String literals are not parsed: a `/*` inside one only makes a line look
-/// like a comment, in the preamble's directives, where they are rare.
-fn code_of(line: &str, in_comment: &mut bool) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    loop {
-        if *in_comment {
-            match rest.find("*/") {
-                Some(end) => {
-                    rest = &rest[end + 2..];
-                    *in_comment = false;
-                }
-                None => break,
-            }
-        }
-        let block = rest.find("/*");
-        let eol = rest.find("//");
-        match (block, eol) {
-            (Some(b), e) if e.is_none_or(|e| b < e) => {
-                out.push_str(&rest[..b]);
-                out.push(' ');
-                rest = &rest[b + 2..];
-                *in_comment = true;
-            }
-            (_, Some(e)) => {
-                out.push_str(&rest[..e]);
-                break;
-            }
-            _ => {
-                out.push_str(rest);
-                break;
-            }
-        }
-    }
-    out.trim().to_string()
+    lines.any(|(line, _)| {
+        c_source::directive(line).is_some_and(|(name, _)| c_source::is_include(name))
+    })
 }
 
 /// Offer UTF-8 positions the way clangd 14 understands: it predates LSP 3.17's
