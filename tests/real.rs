@@ -763,8 +763,9 @@ fn clangd_rebuilds_a_header_that_includes_the_edited_one_after_its_preamble() {
 
 /// clangd 14 reports nothing of a break in a header a unit includes in its preamble,
 /// so a header that can break is opened itself: here one uses a renamed field only
-/// through another header's macro. A header naming nothing the change reaches is
-/// checked through its units, not opened (each header opened is a build of its own).
+/// through another header's macro. A header naming nothing the change reaches is not
+/// opened, only compiled as part of its units (each header opened is a build of its
+/// own).
 #[test]
 fn clangd_a_header_broken_through_a_macro_is_opened_and_a_quiet_one_is_not() {
     if !installed(&CLANGD) {
