@@ -4,9 +4,9 @@
 //! nothing the edit changed), and through a deleted module. Each run is cold
 //! (`--no-daemon`), so the before view and the dependents come from scratch.
 //!
-//! pyright finds the dependents by its own workspace analysis; typescript-language-
-//! server's and rust-analyzer's are found by lspgate's scan and opened (rust-analyzer's
-//! check of the crate after a save adds the files it reports on).
+//! pyright finds the dependents by its own workspace analysis and rust-analyzer by its
+//! check of the crate after the save; typescript-language-server's are found by
+//! lspgate's scan and opened.
 
 use std::{fs, path::Path, time::Duration};
 

@@ -61,17 +61,20 @@ impl Before {
 
 /// Likely dependents of each group's files, found before the servers see the edit.
 ///
-/// A server analysing its whole workspace finds them itself (see `compare`); with
-/// `list_all` (`--all`) its likely dependents are scanned all the same, to be listed
-/// with what it says of them now (it keeps them current; nothing is opened).
-pub(super) fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_all: bool) {
+/// A server analysing its whole workspace, or checking it after the save of an edit
+/// `written` to disk, finds them itself (see `compare`); with `list_all` (`--all`)
+/// its likely dependents are scanned all the same, to be listed with what it says of
+/// them now (it keeps them current; nothing is opened).
+pub(super) fn find_dependents(
+    groups: &mut [Group],
+    tracked: &[Tracked],
+    list_all: bool,
+    written: bool,
+) {
     for g in groups {
         // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
-        // rust-analyzer's check after a save reports on files nobody opened too, but
-        // not reliably enough to stand alone (see `lsp::rust_analyzer`): its likely
-        // dependents are scanned and opened all the same.
-        let listed_only = g.spec.wait.workspace_analysis;
+        let listed_only = g.spec.wait.finds_dependents(written);
         if g.server.is_none()
             || (listed_only && !list_all)
             || !g.dependents.is_empty()

@@ -91,7 +91,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     }
     if kind.has_change {
         servers::choose_dependents(&mut groups, &tracked);
-        before::find_dependents(&mut groups, &tracked, opts.all);
+        before::find_dependents(&mut groups, &tracked, opts.all, write_now);
     }
     let before = before::take(
         pool,

@@ -10,14 +10,15 @@
 //! of them: [`Check`] follows it for `WaitProfile::check_after_save`. A change with no
 //! save to start one (a deleted module) asks for it with `rust-analyzer/runFlycheck`.
 //! A reload of its workspace (a file deleted or created, Cargo.toml changed) drops
-//! the check's diagnostics, and a check is asked for again; so does a check that
-//! drops part of its own results ([`Check::on_publish`]). The diagnostics it pushes
-//! can trail the progress's end (see [`Check::settled_after`]).
+//! the check's diagnostics, and a check is asked for again. The diagnostics it pushes
+//! can trail the progress's end (see [`Check::settled_after`]), and can come out of
+//! order (see [`Check::stale`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use lsp_types::Diagnostic;
 use lsp_types::notification::Notification;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -66,23 +67,15 @@ enum Stage {
     Running,
 }
 
-/// Checks asked for again, at most, when one contradicted itself (see
-/// [`Check::on_publish`]).
-const MAX_RECHECKS: u32 = 2;
-
 /// The check a server owes, and when the last one ended (the time, and the pool
 /// clock).
 #[derive(Debug, Clone, Default)]
 pub struct Check {
     stage: Stage,
     ended: Option<(Instant, u64)>,
-    /// While one runs: the most diagnostics each file was published with so far.
-    published: HashMap<PathBuf, usize>,
-    /// The running check published a file with fewer diagnostics than it had
-    /// published it with before.
-    contradicted: bool,
-    /// Checks asked for again since the last ask of ours.
-    rechecks: u32,
+    /// Since the last check began (or a reload): the fullest list each file was
+    /// published with (see [`Check::stale`]).
+    published: HashMap<PathBuf, Vec<Diagnostic>>,
 }
 
 impl Check {
@@ -105,65 +98,49 @@ impl Check {
     /// debounce) is owed.
     pub fn ask(&mut self) {
         self.stage = Stage::Asked(Instant::now());
-        self.rechecks = 0;
     }
 
-    /// A publish of `path` with `count` diagnostics. A check adds what cargo reports
-    /// as it comes, after clearing a package's old results before its first one: a
-    /// file it already published with more, published with fewer, is rust-analyzer
-    /// dropping part of its own results (seen: b.rs 3, 9, then 6 of 9; lib.rs 4, 8,
-    /// 16, then 12; c.rs 0, 5, then 2, the break's errors gone; nothing after, so
-    /// about one cold check in five missed a broken caller). That check's word is
-    /// not taken: another is asked for when it ends. What it publishes at the end of
-    /// the main-loop turn that sent its end comes after the end (c.rs 5, then 0):
-    /// such a drop asks for another at once; returns true then.
-    pub fn on_publish(&mut self, path: &Path, count: usize) -> bool {
-        let after_end = self.stage == Stage::Done && self.ended.is_some();
-        if self.stage != Stage::Running && !after_end {
-            return false;
+    /// Whether a publish of `path` with `list` is out of date, to be dropped.
+    /// Within one check a file's results only grow: rust-analyzer clears a
+    /// package's old results before its first new one, then adds what cargo
+    /// reports. But it sends each publish from a task of its worker pool
+    /// (`GlobalState::publish_diagnostics`), and two tasks for one file can send in
+    /// either order: a list built earlier arrives after a fuller one (seen: b.rs 3,
+    /// 9, then 6 of the 9; c.rs 0, 5, then 0 after the check's end; nothing after,
+    /// so about one cold check in five lost a broken caller). Such a list, a part
+    /// of the fullest one published since the check began, is that earlier one.
+    /// Its begin comes from the main loop, ahead of the pool's queue, and a
+    /// previous check's publish still queued behind it would be taken for this
+    /// one's; the waits keep that from happening: the previous check's pushes are
+    /// proven in ([`Check::settled_after`]) before an edit is shown.
+    pub fn stale(&mut self, path: &Path, list: &[Diagnostic]) -> bool {
+        if let Some(fullest) = self.published.get(path)
+            && list.len() < fullest.len()
+            && list.iter().all(|d| fullest.contains(d))
+        {
+            return true;
         }
-        let most = self.published.entry(path.to_path_buf()).or_insert(0);
-        let dropped = count < *most;
-        *most = (*most).max(count);
-        if !dropped {
-            return false;
-        }
-        if !after_end {
-            self.contradicted = true;
-            return false;
-        }
-        self.recheck(Instant::now())
-    }
-
-    /// Ask for another check after one contradicted itself, unless enough were.
-    fn recheck(&mut self, now: Instant) -> bool {
-        if self.rechecks >= MAX_RECHECKS {
-            return false;
-        }
-        self.rechecks += 1;
-        self.stage = Stage::Asked(now);
-        true
+        self.published.insert(path.to_path_buf(), list.to_vec());
+        false
     }
 
     /// Follow a work-done progress `kind` ("begin", "end") of `token`. Returns true
-    /// when a check is owed again and must be asked for (`runFlycheck`): the one that ended contradicted itself
-    /// (see [`Check::on_publish`]), or a reload of its workspace (a file
-    /// deleted or created, Cargo.toml changed) ended after a check was asked for,
-    /// and rust-analyzer drops the check's diagnostics with the old workspace
-    /// without always checking again (traced: lib.rs's E0583 for a deleted module
-    /// published, cleared at the reload's end, no check after).
+    /// when a check is owed again and must be asked for (`runFlycheck`): a reload of
+    /// its workspace (a file deleted or created, Cargo.toml changed) ended after a
+    /// check was asked for, and rust-analyzer drops the check's diagnostics with the
+    /// old workspace without always checking again (traced: lib.rs's E0583 for a
+    /// deleted module published, cleared at the reload's end, no check after).
     pub fn on_progress(&mut self, token: &str, kind: &str, now: Instant, clock: u64) -> bool {
         if token.starts_with("rust-analyzer/flycheck/") {
+            if kind == "begin" {
+                // Any check, ours or not, clears results as it goes.
+                self.published.clear();
+            }
             match (self.stage, kind) {
                 (Stage::Asked(at), "begin")
                     if now.saturating_duration_since(at) >= CHECK_DEBOUNCE =>
                 {
                     self.stage = Stage::Running;
-                    self.published.clear();
-                    self.contradicted = false;
-                }
-                (Stage::Running, "end") if self.contradicted && self.recheck(now) => {
-                    return true;
                 }
                 (Stage::Running, "end") => {
                     self.stage = Stage::Done;
@@ -172,6 +149,10 @@ impl Check {
                 _ => {}
             }
             return false;
+        }
+        if token == "rustAnalyzer/Fetching" && kind == "begin" {
+            // A reload drops the check's results: a shorter list is news.
+            self.published.clear();
         }
         let reloaded = token == "rustAnalyzer/Fetching"
             && kind == "end"
@@ -264,36 +245,52 @@ mod tests {
         assert!(!check.owed());
     }
 
+    fn diagnostics(lines: &[u32]) -> Vec<Diagnostic> {
+        lines
+            .iter()
+            .map(|&line| {
+                let at = lsp_types::Position::new(line, 0);
+                Diagnostic::new_simple(lsp_types::Range::new(at, at), format!("E{line}"))
+            })
+            .collect()
+    }
+
     #[test]
-    fn a_check_that_drops_part_of_what_it_published_is_asked_for_again() {
+    fn a_list_a_check_published_before_a_fuller_one_is_stale_when_it_comes_after() {
         let c = Path::new("/crate/src/c.rs");
+        let d = Path::new("/crate/src/d.rs");
         let mut check = Check::default();
         check.ask();
         let later = Instant::now() + CHECK_DEBOUNCE;
         check.on_progress(FLYCHECK, "begin", later, 1);
-        // Cleared before its first result, then growing: no contradiction.
-        check.on_publish(c, 0);
-        check.on_publish(c, 5);
-        check.on_publish(c, 2);
-        assert!(check.on_progress(FLYCHECK, "end", later, 2), "asked again");
-        assert!(check.owed());
-        // The next one drops them in the publish that follows its end: asked
-        // again at once.
+        // Cleared before its first result, then growing.
+        assert!(!check.stale(c, &diagnostics(&[])));
+        assert!(!check.stale(c, &diagnostics(&[3, 7, 11])));
+        // The list of two, built before the list of three, sent after it.
+        assert!(check.stale(c, &diagnostics(&[3, 7])));
+        // The clear, sent last, after the check's end.
+        check.on_progress(FLYCHECK, "end", later, 2);
+        assert!(check.stale(c, &diagnostics(&[])));
+        // Not a part of the fullest: news, and the fullest from then on.
+        assert!(!check.stale(c, &diagnostics(&[5])));
+        assert!(check.stale(c, &diagnostics(&[])));
+        // Another file is judged by its own lists.
+        assert!(!check.stale(d, &diagnostics(&[1])));
+        // The next check clears results as it goes: a shorter list is news.
+        check.ask();
         let again = later + CHECK_DEBOUNCE;
         check.on_progress(FLYCHECK, "begin", again, 3);
-        check.on_publish(c, 0);
-        check.on_publish(c, 5);
-        assert!(!check.on_progress(FLYCHECK, "end", again, 4));
-        assert!(!check.owed());
-        assert!(check.on_publish(c, 0), "asked again");
-        assert!(check.owed());
-        // A third is consistent; after two asked again, the next drop is taken.
-        let third = Instant::now() + CHECK_DEBOUNCE;
-        check.on_progress(FLYCHECK, "begin", third, 5);
-        check.on_publish(c, 5);
-        assert!(!check.on_progress(FLYCHECK, "end", third, 6));
-        assert!(!check.owed());
-        assert!(!check.on_publish(c, 0), "at most two asked again");
+        assert!(!check.stale(c, &diagnostics(&[])));
+        assert!(!check.stale(d, &diagnostics(&[])));
+    }
+
+    #[test]
+    fn a_reload_of_the_workspace_makes_a_shorter_list_news() {
+        let c = Path::new("/crate/src/c.rs");
+        let mut check = Check::default();
+        assert!(!check.stale(c, &diagnostics(&[2, 4])));
+        check.on_progress("rustAnalyzer/Fetching", "begin", Instant::now(), 1);
+        assert!(!check.stale(c, &diagnostics(&[])), "its results dropped");
     }
 
     #[test]

@@ -95,10 +95,11 @@ pub struct WaitProfile {
     /// A save starts the server's check of the whole project, bracketed by a
     /// work-done progress, which pushes every file it finds a problem in and clears
     /// the rest (rust-analyzer's `cargo check`, its flycheck; see `rust_analyzer`).
-    /// What it pushed is then the before view of the files nobody opened, and a file it
-    /// pushes after the edit with changed results is a dependent, beside the scan's. A
-    /// server told of a save is not settled until a check that began after it has
-    /// ended.
+    /// What it pushed is then the before view of the files nobody opened, and the
+    /// files it pushes after a written edit with changed results are the edit's
+    /// dependents: no scan, no opening. A change not written (a dry run, a review)
+    /// is not what it checks: its dependents are scanned and opened. A server told
+    /// of a save is not settled until a check that began after it has ended.
     #[serde(default)]
     pub check_after_save: bool,
     /// The server rebuilds a file sent again with its text unchanged only when it
@@ -116,6 +117,13 @@ impl WaitProfile {
     /// that view is taken and after the edit.
     pub fn reports_unopened(&self) -> bool {
         self.workspace_analysis || self.check_after_save
+    }
+
+    /// Whether the server names an edit's dependents by itself, re-checking them
+    /// unopened: always when it analyses its whole workspace, when the edit is
+    /// `written` if it checks the project after a save.
+    pub fn finds_dependents(&self, written: bool) -> bool {
+        self.workspace_analysis || (self.check_after_save && written)
     }
 
     /// The silence that settles the server once every file has a positive sign.

@@ -33,12 +33,12 @@ pub(super) fn rust_analyzer() -> ServerSpec {
             quiet: Duration::from_millis(300),
             confirmed_quiet: Some(Duration::from_millis(50)),
             // Its flycheck reports on every file of the crate, open or not, and is
-            // waited for positively. It is not the dependents' only word: it drops
-            // part of its own results now and then (`lsp::rust_analyzer`), so the
-            // scan's likely dependents are opened and pulled too. (Taken alone, it
-            // was 3x faster warm on itertools, and a cold run of
-            // `rust_analyzer_one_line_per_broken_call` lost one of b.rs's three
-            // broken calls about once in twenty, with nothing to show the drop.)
+            // waited for positively: the files it reports on with changed results
+            // are a written edit's dependents, as `cargo check` would find them.
+            // Its pushes can come out of order, a list built before a fuller one
+            // arriving after it (`lsp::rust_analyzer::Check::stale`), which once
+            // looked like a check dropping results and had the scan's likely
+            // dependents opened and pulled as well: 3x slower warm on itertools.
             check_after_save: true,
             ..WaitProfile::default()
         },
@@ -136,6 +136,19 @@ mod tests {
             .into_iter()
             .find(|s| s.name == RUST_ANALYZER)
             .expect("rust-analyzer is built in")
+    }
+
+    #[test]
+    fn its_check_names_the_dependents_of_a_written_edit_only() {
+        let spec = rust_analyzer_spec();
+        assert!(spec.wait.finds_dependents(true));
+        assert!(
+            !spec.wait.finds_dependents(false),
+            "a dry run is not checked"
+        );
+        let mut off = spec;
+        set_project_wide(&mut off, false);
+        assert!(!off.wait.finds_dependents(true));
     }
 
     #[test]

@@ -81,8 +81,8 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         .map(|v| v as i32);
     let list = diagnostics::parse(params.get("diagnostics").unwrap_or(&Value::Null));
     let list = server.in_utf16(&path, list);
-    if server.check.on_publish(&path, list.len()) {
-        server.send_run_flycheck();
+    if server.spec.wait.check_after_save && server.check.stale(&path, &list) {
+        return;
     }
     server.diagnostics.push(
         path,
