@@ -360,6 +360,51 @@ fn clangd_file_status_and_rust_analyzer_server_status_are_recorded() {
     assert!(pool.server(id).file_status(&path()).is_none());
 }
 
+/// rust-analyzer sends each publish from a task of its worker pool: within one check
+/// a list built before a fuller one can arrive after it, and is not taken; the next
+/// check's lists are news again.
+#[test]
+fn rust_analyzer_a_check_list_arriving_after_a_fuller_one_is_not_taken() {
+    let check = WaitProfile {
+        check_after_save: true,
+        ..WaitProfile::default()
+    };
+    let (mut pool, id, peer) = started(check, json!({}));
+    let progress = |kind: &str| {
+        notification(
+            "$/progress",
+            json!({ "token": "rust-analyzer/flycheck/0", "value": { "kind": kind, "title": "cargo check" } }),
+        )
+    };
+    let publish = |messages: &[&str]| {
+        let list: Vec<Value> = messages.iter().map(|m| diagnostic_at(0, m)).collect();
+        notification(
+            "textDocument/publishDiagnostics",
+            json!({ "uri": uri::from_path(&path()), "diagnostics": list }),
+        )
+    };
+    let held = |pool: &Pool| -> Vec<String> {
+        pool.server(id)
+            .diagnostics_of(&path())
+            .into_iter()
+            .map(|d| d.message)
+            .collect()
+    };
+    peer.send(progress("begin"));
+    peer.send(publish(&["one", "two"]));
+    peer.send(publish(&["one"]));
+    peer.send(progress("end"));
+    peer.send(publish(&[]));
+    pump_until(&mut pool, |p| p.server(id).diagnostics().contains(&path()));
+    pump_all(&mut pool);
+    assert_eq!(held(&pool), ["one", "two"]);
+    // The next check clears what it no longer finds.
+    peer.send(progress("begin"));
+    peer.send(publish(&["two"]));
+    peer.send(progress("end"));
+    pump_until(&mut pool, |p| held(p) == ["two"]);
+}
+
 /// clangd goes over every open file after a save and publishes only those whose
 /// text or includes changed: a file it went back to "idle" on since a save sent after
 /// the last change keeps what it published, once the server is quiet.
