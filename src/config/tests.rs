@@ -178,7 +178,7 @@ fn servers_layer_and_settings_merge_deeply() {
         ra.initialization_options,
         Some(json!({
             "checkOnSave": true,
-            "check": { "allTargets": false },
+            "check": { "allTargets": true },
             "cachePriming": { "enable": false },
             "cargo": { "features": "all" },
         }))
@@ -332,7 +332,7 @@ anything = 1
         ra.initialization_options,
         Some(json!({
             "checkOnSave": true,
-            "check": { "allTargets": false },
+            "check": { "allTargets": true },
             "cachePriming": { "enable": false },
             "cargo": { "features": "all" },
         }))

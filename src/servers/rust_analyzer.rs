@@ -11,15 +11,17 @@ pub(super) const RUST_ANALYZER: &str = "rust-analyzer";
 pub(super) fn rust_analyzer() -> ServerSpec {
     ServerSpec {
         root_markers: strs(&["Cargo.toml"]),
-        // `check.allTargets` off (lib and bins, as `cargo check`): checking the test
-        // target too, rust-analyzer 1.95 dropped part of a check's results about one
-        // check in three (see `lsp::rust_analyzer`); with one target it does so far
-        // more rarely. A project may turn it on. `cachePriming` off: it indexes every
-        // dependency for completion, nothing a check asks for, and its first check
-        // waits for it (1.9 s of a cold run on itertools).
+        // `check.allTargets` on, as rust-analyzer has it in an editor and as
+        // `cargo check --all-targets`: a break in a test of another file is the edit's
+        // too, and the check is its dependents' word. (It was off while its pushes out
+        // of order looked like a check dropping results, more often with two targets:
+        // `lsp::rust_analyzer::Check::stale`.) A project may turn it off.
+        // `cachePriming` off: it indexes every dependency for completion, nothing a
+        // check asks for, and its first check waits for it (1.9 s of a cold run on
+        // itertools).
         initialization_options: Some(json!({
             "checkOnSave": true,
-            "check": { "allTargets": false },
+            "check": { "allTargets": true },
             "cachePriming": { "enable": false },
         })),
         // cargo check runs after a save and reports through progress; between

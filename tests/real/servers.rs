@@ -388,6 +388,27 @@ fn eslint_reports_beside_the_compiler_where_the_project_configures_it() {
 /// rust-analyzer reports a missing argument twice in a file it analyses (its own
 /// E0107 and rustc's E0061) and rustc's help as separate Hints: on three broken
 /// calls, three lines, each keeping the rest as `related` in the JSON.
+/// A break in a test of another file, which only the check of the test target sees
+/// (the check is the dependents' word: nothing else opens `d.rs`).
+#[test]
+fn rust_analyzer_reports_a_test_of_another_file_broken_by_the_edit() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let d = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        \
+             assert!(!crate::a::greet(\"d\").is_empty());\n    }\n}\n";
+    let out = workspace(&RUST_ANALYZER, &[])
+        .file(
+            "src/lib.rs",
+            "pub mod a;\npub mod b;\npub mod c;\npub mod d;\n",
+        )
+        .file("src/d.rs", d)
+        .args(edit_args(&RUST_ANALYZER.breaking, false, &[]))
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "src/d.rs", 5);
+}
+
 #[test]
 fn rust_analyzer_one_line_per_broken_call() {
     if !installed(&RUST_ANALYZER) {
