@@ -14,14 +14,15 @@
 //! can trail the progress's end (see [`Check::settled_after`]), and can come out of
 //! order (see [`Check::stale`]).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lsp_types::Diagnostic;
 use lsp_types::notification::Notification;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use super::diagnostics::Published;
 
 /// `experimental/serverStatus`.
 pub enum ServerStatusNotification {}
@@ -73,9 +74,9 @@ enum Stage {
 pub struct Check {
     stage: Stage,
     ended: Option<(Instant, u64)>,
-    /// Since the last check began (or a reload): the fullest list each file was
-    /// published with (see [`Check::stale`]).
-    published: HashMap<PathBuf, Vec<Diagnostic>>,
+    /// The pool clock when the last check (or a reload) began: pushes received
+    /// after it are of one check (see [`Check::stale`]).
+    began: u64,
 }
 
 impl Check {
@@ -100,7 +101,7 @@ impl Check {
         self.stage = Stage::Asked(Instant::now());
     }
 
-    /// Whether a publish of `path` with `list` is out of date, to be dropped.
+    /// Whether a publish of a file with `list` is out of date, to be dropped.
     /// Within one check a file's results only grow: rust-analyzer clears a
     /// package's old results before its first new one, then adds what cargo
     /// reports. But it sends each publish from a task of its worker pool
@@ -113,15 +114,15 @@ impl Check {
     /// previous check's publish still queued behind it would be taken for this
     /// one's; the waits keep that from happening: the previous check's pushes are
     /// proven in ([`Check::settled_after`]) before an edit is shown.
-    pub fn stale(&mut self, path: &Path, list: &[Diagnostic]) -> bool {
-        if let Some(fullest) = self.published.get(path)
-            && list.len() < fullest.len()
-            && list.iter().all(|d| fullest.contains(d))
-        {
-            return true;
-        }
-        self.published.insert(path.to_path_buf(), list.to_vec());
-        false
+    ///
+    /// `held`: the push taken last for the file (the fullest since the check
+    /// began, stale ones never being taken).
+    pub fn stale(&self, held: Option<&Published>, list: &[Diagnostic]) -> bool {
+        held.is_some_and(|held| {
+            held.seq > self.began
+                && list.len() < held.diagnostics.len()
+                && list.iter().all(|d| held.diagnostics.contains(d))
+        })
     }
 
     /// Follow a work-done progress `kind` ("begin", "end") of `token`. Returns true
@@ -134,7 +135,7 @@ impl Check {
         if token.starts_with("rust-analyzer/flycheck/") {
             if kind == "begin" {
                 // Any check, ours or not, clears results as it goes.
-                self.published.clear();
+                self.began = clock;
             }
             match (self.stage, kind) {
                 (Stage::Asked(at), "begin")
@@ -152,7 +153,7 @@ impl Check {
         }
         if token == "rustAnalyzer/Fetching" && kind == "begin" {
             // A reload drops the check's results: a shorter list is news.
-            self.published.clear();
+            self.began = clock;
         }
         let reloaded = token == "rustAnalyzer/Fetching"
             && kind == "end"
@@ -255,21 +256,53 @@ mod tests {
             .collect()
     }
 
+    /// A check and the pushes taken for each file, on one pool clock, as a
+    /// server's incoming messages have them.
+    #[derive(Default)]
+    struct Pushes {
+        check: Check,
+        held: std::collections::HashMap<&'static str, Published>,
+        clock: u64,
+    }
+
+    impl Pushes {
+        fn progress(&mut self, token: &str, kind: &str, now: Instant) {
+            self.clock += 1;
+            self.check.on_progress(token, kind, now, self.clock);
+        }
+
+        /// Whether the push is stale; taken when not.
+        fn stale(&mut self, path: &'static str, list: &[Diagnostic]) -> bool {
+            self.clock += 1;
+            let stale = self.check.stale(self.held.get(path), list);
+            if !stale {
+                let published = Published {
+                    diagnostics: list.to_vec(),
+                    version: None,
+                    seq: self.clock,
+                    at: Instant::now(),
+                };
+                self.held.insert(path, published);
+            }
+            stale
+        }
+    }
+
     #[test]
     fn a_list_a_check_published_before_a_fuller_one_is_stale_when_it_comes_after() {
-        let c = Path::new("/crate/src/c.rs");
-        let d = Path::new("/crate/src/d.rs");
-        let mut check = Check::default();
-        check.ask();
+        let c = "/crate/src/c.rs";
+        let d = "/crate/src/d.rs";
+        let mut check = Pushes::default();
+        check.check.ask();
         let later = Instant::now() + CHECK_DEBOUNCE;
-        check.on_progress(FLYCHECK, "begin", later, 1);
+        check.progress(FLYCHECK, "begin", later);
         // Cleared before its first result, then growing.
         assert!(!check.stale(c, &diagnostics(&[])));
         assert!(!check.stale(c, &diagnostics(&[3, 7, 11])));
         // The list of two, built before the list of three, sent after it.
         assert!(check.stale(c, &diagnostics(&[3, 7])));
         // The clear, sent last, after the check's end.
-        check.on_progress(FLYCHECK, "end", later, 2);
+        check.progress(FLYCHECK, "end", later);
         assert!(check.stale(c, &diagnostics(&[])));
         // Not a part of the fullest: news, and the fullest from then on.
         assert!(!check.stale(c, &diagnostics(&[5])));
@@ -277,19 +310,19 @@ mod tests {
         // Another file is judged by its own lists.
         assert!(!check.stale(d, &diagnostics(&[1])));
         // The next check clears results as it goes: a shorter list is news.
-        check.ask();
+        check.check.ask();
         let again = later + CHECK_DEBOUNCE;
-        check.on_progress(FLYCHECK, "begin", again, 3);
+        check.progress(FLYCHECK, "begin", again);
         assert!(!check.stale(c, &diagnostics(&[])));
         assert!(!check.stale(d, &diagnostics(&[])));
     }
 
     #[test]
     fn a_reload_of_the_workspace_makes_a_shorter_list_news() {
-        let c = Path::new("/crate/src/c.rs");
-        let mut check = Check::default();
+        let c = "/crate/src/c.rs";
+        let mut check = Pushes::default();
         assert!(!check.stale(c, &diagnostics(&[2, 4])));
-        check.on_progress("rustAnalyzer/Fetching", "begin", Instant::now(), 1);
+        check.progress("rustAnalyzer/Fetching", "begin", Instant::now());
         assert!(!check.stale(c, &diagnostics(&[])), "its results dropped");
     }
 

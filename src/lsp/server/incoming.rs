@@ -81,8 +81,14 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         .map(|v| v as i32);
     let list = diagnostics::parse(params.get("diagnostics").unwrap_or(&Value::Null));
     let list = server.in_utf16(&path, list);
-    if server.spec.wait.check_after_save && server.check.stale(&path, &list) {
-        return;
+    if server.spec.wait.check_after_save {
+        let held = server
+            .diagnostics
+            .get(&path)
+            .and_then(|d| d.pushed.as_ref());
+        if server.check.stale(held, &list) {
+            return;
+        }
     }
     server.diagnostics.push(
         path,
