@@ -809,6 +809,119 @@ fn clangd_a_header_broken_through_a_macro_is_opened_and_a_quiet_one_is_not() {
     );
 }
 
+/// clangd 14 takes a header for unchanged when its size and its modification time
+/// in whole seconds are: a header put back behind the daemon's back at the same
+/// size within the same second (here the very same time, set explicitly) leaves
+/// every preamble built on it in place. The daemon has clangd rebuild what it sends
+/// afresh, so the next run says what the disk says, not the last edit's break.
+#[test]
+fn clangd_a_header_put_back_at_the_same_size_and_time_is_seen() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file("compile_flags.txt", "-std=c11\n")
+        .file("point.h", "struct Point {\n    int x;\n};\n")
+        .file(
+            "use.c",
+            "#include \"point.h\"\n\nint get(struct Point *p) { return p->x; }\n",
+        )
+        .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let broken = test
+        .args(["edit", "point.h", "--old", "int x;", "--new", "int y;"])
+        .args(&WAITS[1..])
+        .run();
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", "use.c", 3);
+    let header = broken.workspace().join("point.h");
+    let stamp = fs::metadata(&header)
+        .and_then(|m| m.modified())
+        .expect("the header's time");
+    fs::write(&header, "struct Point {\n    int x;\n};\n").expect("put the header back");
+    fs::File::options()
+        .write(true)
+        .open(&header)
+        .and_then(|f| f.set_modified(stamp))
+        .expect("the header's old time");
+    let back = broken
+        .again()
+        .args(["check", "use.c"])
+        .args(&WAITS[1..])
+        .run();
+    back.assert_code(0);
+    assert_nothing_at(&back, "use.c", 3);
+}
+
+/// clangd checks open files only: a warm daemon opens every unit of the project's
+/// compilation database after its first run, so that the next edit's before view of
+/// them is what clangd already said (`lspgate diagnostics` lists them as open). A
+/// header edit then reports what it broke in a unit nobody asked about, and not the
+/// error that unit had before.
+#[test]
+fn clangd_daemon_opens_every_unit_and_their_old_errors_stay_old() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file("point.h", "struct Point {\n    int x;\n};\n")
+        .file(
+            "a.c",
+            "#include \"point.h\"\n\nint get(struct Point *p) { return p->x; }\n",
+        )
+        .file(
+            "b.c",
+            "#include \"point.h\"\n\nint old(void) { return missing; }\n\
+             int twice(struct Point *p) { return 2 * p->x; }\n",
+        );
+    let ws = test.workspace().display().to_string();
+    let units = ["a.c", "b.c"]
+        .map(|f| serde_json::json!({"directory": ws, "file": f, "arguments": ["cc", "-c", f]}));
+    let test = test
+        .file(
+            "compile_commands.json",
+            serde_json::to_string(&units).expect("json"),
+        )
+        .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = test.args(["check", "a.c"]).args(&WAITS[1..]).run();
+    first.assert_code(0);
+    // clangd builds the units the daemon opened in its own time: what the daemon
+    // holds is asked again until b.c is in it, with its error, or the bound passes.
+    let b = format!("file://{ws}/b.c");
+    let mut last = Some(first);
+    let opened = crate::support::process::eventually(Duration::from_secs(30), || {
+        let out = last
+            .take()
+            .expect("the last run")
+            .again()
+            .args(["diagnostics", "--format", "json"])
+            .run();
+        let said = out.json().as_array().is_some_and(|files| {
+            files.iter().any(|f| {
+                f["uri"] == b.as_str() && f["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+            })
+        });
+        last = Some(out);
+        said
+    });
+    let held = last.expect("the last run");
+    assert!(
+        opened,
+        "b.c not opened by the daemon, or clangd said nothing of it\n{held}"
+    );
+    let edit = held
+        .again()
+        .args(["edit", "point.h", "--old", "int x;", "--new", "int left;"])
+        .args(&WAITS[1..])
+        .run();
+    edit.assert_code(1);
+    assert_error_in(&edit, "project_diagnostics", "b.c", 4);
+    assert_nothing_at(&edit, "b.c", 3);
+}
+
 /// tsserver watches the disk itself and sees a module deleted or put back behind
 /// the daemon's back in its own time (a module it failed to find stays not found
 /// until its watcher fires): the daemon has it reload its projects, so the next run

@@ -338,7 +338,9 @@ pub(super) fn sync(pool: &mut Pool, s: ServerId, path: &Path, text: &str) -> Tar
     let server = pool.server(s);
     // A server analysing its whole workspace keeps every file's word current by
     // itself; for the others, a change elsewhere may have made it stale.
-    let holds = server.spec().wait.workspace_analysis || server.diagnostics_hold(path);
+    let holds = server.spec().wait.workspace_analysis
+        || server.diagnostics_hold(path)
+        || server.doc_postdates_changes(path);
     if let Some(doc) = server.doc(path)
         && doc.text == text
         && holds

@@ -25,6 +25,18 @@ pub(super) struct Tracked {
     pub unchecked: Option<String>,
 }
 
+impl Tracked {
+    /// Whether the edit changes the file's text and keeps its length (a rename to a
+    /// name as long, a type swapped for one as long): a change clangd may not see in
+    /// a header (see `lsp::Server::mark_size_kept`).
+    pub fn keeps_size(&self) -> bool {
+        match (&self.before, &self.after) {
+            (Some(before), Some(after)) => before.len() == after.len() && before != after,
+            _ => false,
+        }
+    }
+}
+
 /// The plan and the per-file view of it.
 pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
     match job {

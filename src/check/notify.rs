@@ -39,8 +39,26 @@ pub(super) fn notify(
     };
     for g in groups {
         let Some(s) = g.server else { continue };
-        let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
         let mut saved = false;
+        // clangd may not see a file that kept its size change (see
+        // `Server::mark_size_kept`): every file sent from here on is rebuilt afresh.
+        // A save has it go over every open file again without that, and its newest
+        // request for a file replaces an older one: the saves go first, so that
+        // the forced rebuilds are the newest.
+        let saves_first = written
+            && g.spec.wait.force_rebuild_unchanged
+            && g.files.iter().any(|&i| tracked[i].keeps_size());
+        if saves_first {
+            pool.mark_size_kept(s);
+            for &i in &g.files {
+                let path = &tracked[i].path;
+                if tracked[i].after.is_some() && pool.server(s).doc(path).is_some() {
+                    pool.save(s, path);
+                    saved = true;
+                }
+            }
+        }
+        let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
         for &i in &g.files {
             let t = &tracked[i];
             if let Some(old) = &t.renamed_from {
@@ -65,7 +83,7 @@ pub(super) fn notify(
                         pool.open_or_change(s, &t.path, before);
                     }
                     targets.primary.push(sync_forced(pool, s, &t.path, text));
-                    if written {
+                    if written && !saves_first {
                         pool.save(s, &t.path);
                         saved = true;
                     }

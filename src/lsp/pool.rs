@@ -284,6 +284,13 @@ impl Pool {
         self.servers[id.0].enter_view(view, self.clock);
     }
 
+    /// A file server `id` reads from the disk changed and kept its size: clangd
+    /// rebuilds every open file sent from now on from scratch (see `Server`).
+    pub fn mark_size_kept(&mut self, id: ServerId) {
+        self.clock += 1;
+        self.servers[id.0].mark_size_kept(self.clock);
+    }
+
     pub fn mark_changed(&mut self, id: ServerId) {
         self.clock += 1;
         self.servers[id.0].mark_changed(self.clock);

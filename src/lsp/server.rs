@@ -154,6 +154,17 @@ pub struct Server {
     content_changed_at: u64,
     /// Pool clock of the last `didSave` sent.
     saved_at: u64,
+    /// clangd: pool clock of the last change to a file it reads from the disk that
+    /// kept the file's size (`Pool::mark_size_kept`). clangd 14 takes an included
+    /// file for unchanged when its size and its modification time in whole seconds
+    /// are (LLVM's `PrecompiledPreamble::CanReuse`), so a header written again at the
+    /// same size within the same second (an edit, its undo and the edit again, as an
+    /// agent makes them) leaves every preamble built on it in place, and the files
+    /// including it rebuilt against the old text: measured on Lua's `ltable.h`, whose
+    /// includers kept the old signature of `luaH_resize` and hid a break. Each open
+    /// file sent after it goes with `forceRebuild` until sent once, and until then
+    /// what clangd said of it does not hold.
+    size_kept_at: u64,
     /// The project as the server sees it, when the daemon named it (a key of every
     /// file's text), and the pool clock since: pull answers from then on are that
     /// view's. Unknown (`None`) after any change the server sees.
@@ -311,11 +322,31 @@ impl Server {
     /// Whether `path`'s diagnostics were received after the last change of anything
     /// the server sees (`Pool::mark_changed`), so that they still hold.
     pub fn diagnostics_hold(&self, path: &Path) -> bool {
-        self.content_changed_at == 0
-            || self
-                .diagnostics
-                .received_after(path, self.content_changed_at)
-            || self.says_unchanged(path)
+        !self.blind_to(path)
+            && (self.content_changed_at == 0
+                || self
+                    .diagnostics
+                    .received_after(path, self.content_changed_at)
+                || self.says_unchanged(path))
+    }
+
+    /// Whether the server got `path`'s current text after the last change of anything
+    /// else it sees: its answer for that version, arrived or not, is current (a unit
+    /// the daemon opened between runs, still being built when a run asks for it).
+    pub fn doc_postdates_changes(&self, path: &Path) -> bool {
+        !self.blind_to(path)
+            && self
+                .doc(path)
+                .is_some_and(|doc| doc.changed_at > self.content_changed_at)
+    }
+
+    /// clangd: a file it reads changed at the same size since `path` was last sent
+    /// (see `size_kept_at`): what it built of `path` since may rest on the old text.
+    fn blind_to(&self, path: &Path) -> bool {
+        self.size_kept_at > 0
+            && self
+                .doc(path)
+                .is_none_or(|d| d.changed_at < self.size_kept_at)
     }
 
     /// clangd: a save since the last change has it going over every open file again
@@ -335,7 +366,8 @@ impl Server {
     /// include after its preamble, whose changes clangd does not notice
     /// (`clangd::includes_after_preamble`).
     pub fn says_unchanged(&self, path: &Path) -> bool {
-        self.saved_at >= self.content_changed_at
+        !self.blind_to(path)
+            && self.saved_at >= self.content_changed_at
             && self.diagnostics.get(path).is_some()
             && self.file_status.idle_after(path, self.saved_at)
             && self.settled(Instant::now())
@@ -415,6 +447,7 @@ impl Server {
             refresh_seq: 0,
             content_changed_at: 0,
             saved_at: 0,
+            size_kept_at: 0,
             view: None,
             publish_latency: Duration::ZERO,
             logs: VecDeque::new(),
@@ -461,6 +494,7 @@ impl Server {
         }
         let uri = uri::from_path(path);
         if let Some(doc) = self.docs.get_mut(path) {
+            let blind = doc.changed_at < self.size_kept_at;
             doc.version += 1;
             let changed = doc.text != text;
             if changed {
@@ -481,9 +515,9 @@ impl Server {
                     text: text.to_string(),
                 }],
             };
-            let force = !changed
-                && self.spec.wait.force_rebuild_unchanged
-                && clangd::must_force_rebuild(text, &self.diagnostics_of(path));
+            let force = self.spec.wait.force_rebuild_unchanged
+                && (blind
+                    || !changed && clangd::must_force_rebuild(text, &self.diagnostics_of(path)));
             if force {
                 self.send(protocol::notification::<clangd::DidChangeForcingRebuild>(
                     clangd::ForcingRebuildParams {
@@ -647,6 +681,14 @@ impl Server {
         ));
         self.mark_changed(clock);
         true
+    }
+
+    /// A file the server reads from the disk changed at `clock` and kept its size
+    /// (see `size_kept_at`); only clangd is blind to that.
+    pub(super) fn mark_size_kept(&mut self, clock: u64) {
+        if self.spec.wait.force_rebuild_unchanged {
+            self.size_kept_at = clock;
+        }
     }
 
     /// Something the server sees changed outside a run's own edit, at `clock`.

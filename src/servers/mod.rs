@@ -29,6 +29,7 @@ mod rust_analyzer;
 pub mod typescript;
 pub mod version;
 
+pub use clangd::project_units;
 pub use typescript::TSGO;
 
 use std::path::{Path, PathBuf};
@@ -242,6 +243,13 @@ pub struct Coverage {
     pub needs_config: bool,
     #[serde(default)]
     pub dependents: Dependents,
+    /// A warm daemon opens every translation unit of the project's compilation
+    /// database when it lists at most this many (0: never), so that what the server
+    /// said of each is the baseline an edit's before view is taken from: for a
+    /// server that checks open files only and has no project-wide mode (clangd, see
+    /// `clangd::project_units`). Off with `project-wide = false`.
+    #[serde(default)]
+    pub open_units: usize,
     /// Why this server is used in this workspace, or not, when that was decided
     /// from the project (which TypeScript it is on); for `lspgate servers`.
     #[serde(default)]
@@ -427,7 +435,8 @@ pub fn merge_json(base: &mut Value, over: Value) {
 
 /// Turn a server's project-wide analysis on or off (`project-wide` in a config file):
 /// pyright's and basedpyright's `diagnosticMode`, gopls's reporting of unopened files
-/// taken as such or not, or what a server a config adds does. Any other built-in has
+/// taken as such or not, rust-analyzer's check, the units a daemon opens for clangd,
+/// or what a server a config adds does. Any other built-in has
 /// none.
 pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
     if spec.origin == Origin::BuiltIn {
@@ -438,6 +447,10 @@ pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
             }
             rust_analyzer::RUST_ANALYZER => {
                 rust_analyzer::set_project_wide(spec, on);
+                return Ok(());
+            }
+            clangd::CLANGD => {
+                clangd::set_project_wide(spec, on);
                 return Ok(());
             }
             _ => {}

@@ -222,11 +222,11 @@ mod tests {
             pyright.setting(Some("python.analysis.diagnosticMode")),
             "workspace"
         );
-        let mut clangd = builtin()
+        let mut tsls = builtin()
             .into_iter()
-            .find(|s| s.name == "clangd")
-            .expect("clangd is built in");
-        assert!(super::super::set_project_wide(&mut clangd, true).is_err());
+            .find(|s| s.name == "typescript-language-server")
+            .expect("typescript-language-server is built in");
+        assert!(super::super::set_project_wide(&mut tsls, true).is_err());
         let mut gopls = builtin()
             .into_iter()
             .find(|s| s.name == "gopls")

@@ -61,7 +61,7 @@ pub(super) fn ruff() -> ServerSpec {
             config_files: strs(&["ruff.toml", ".ruff.toml", "pyproject.toml:[tool.ruff"]),
             needs_config: false,
             dependents: Dependents::None,
-            why: None,
+            ..Coverage::default()
         },
         ..entry("ruff", "ruff", &["server"], languages::PYTHON, "python")
     }

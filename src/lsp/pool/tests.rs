@@ -470,6 +470,58 @@ fn clangd_idle_since_a_save_after_a_change_keeps_its_diagnostics() {
     assert!(!pool.server(id).says_unchanged(&path()));
 }
 
+/// clangd does not see a header that changed at the same size within the same
+/// second: after one, each open file sent goes with `forceRebuild` (its text changed
+/// or not) until sent once, and what clangd said of it before, even idle after a
+/// save, does not hold. A server that sees such changes is not affected.
+#[test]
+fn clangd_a_change_that_kept_a_files_size_forces_each_file_once() {
+    let clangd = WaitProfile {
+        quiet: Duration::ZERO,
+        force_rebuild_unchanged: true,
+        ..WaitProfile::default()
+    };
+    let (mut pool, id, peer) = started(clangd, json!({}));
+    let other = PathBuf::from("/memory/b.x");
+    let forced = |msg: &Message| match msg {
+        Message::Notification(n) if n.method == "textDocument/didChange" => {
+            n.params.get("forceRebuild") == Some(&json!(true))
+        }
+        other => panic!("a change, not {other:?}"),
+    };
+    pool.open_or_change(id, &path(), "int x;\n");
+    pool.open_or_change(id, &other, "int y;\n");
+    assert_eq!(method(&next(&peer)), "textDocument/didOpen");
+    assert_eq!(method(&next(&peer)), "textDocument/didOpen");
+    peer.send(notification(
+        "textDocument/publishDiagnostics",
+        json!({ "uri": uri::from_path(&path()), "version": 1, "diagnostics": [] }),
+    ));
+    pump_until(&mut pool, |p| p.server(id).diagnostics().contains(&path()));
+    assert!(pool.server(id).diagnostics_hold(&path()));
+
+    pool.mark_size_kept(id);
+    assert!(
+        !pool.server(id).diagnostics_hold(&path()),
+        "built on the old text"
+    );
+    pool.open_or_change(id, &path(), "int z;\n");
+    assert!(forced(&next(&peer)), "a changed text is forced too");
+    pool.open_or_change(id, &other, "int y;\n");
+    assert!(forced(&next(&peer)));
+    // Each was sent once since: no more forcing.
+    pool.open_or_change(id, &other, "int y;\n");
+    assert!(!forced(&next(&peer)));
+
+    // A server that sees every change of the disk ignores it.
+    let (mut plain, plain_id, plain_peer) = started(WaitProfile::default(), json!({}));
+    plain.open_or_change(plain_id, &path(), "int x;\n");
+    assert_eq!(method(&next(&plain_peer)), "textDocument/didOpen");
+    plain.mark_size_kept(plain_id);
+    plain.open_or_change(plain_id, &path(), "int x;\n");
+    assert!(!forced(&next(&plain_peer)));
+}
+
 #[test]
 fn what_a_server_logs_is_kept_bounded() {
     let (mut pool, id, peer) = started(WaitProfile::default(), json!({}));

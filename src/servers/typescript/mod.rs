@@ -157,7 +157,7 @@ pub(super) fn eslint() -> ServerSpec {
             config_files: strs(ESLINT_CONFIGS),
             needs_config: true,
             dependents: Dependents::None,
-            why: None,
+            ..Coverage::default()
         },
         ..entry(
             "eslint",
