@@ -2,8 +2,10 @@
 //! and whether the servers can be shown it at all.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 use crate::edit::{Action, EditError, EditPlan};
+use crate::lsp::clangd;
 
 use super::Job;
 
@@ -23,17 +25,27 @@ pub(super) struct Tracked {
     /// Why the servers cannot be shown the file's new text (not UTF-8, too large);
     /// `None` when they can, or when the file is deleted.
     pub unchecked: Option<String>,
+    /// The file's modification time before the run, if it existed.
+    pub modified_before: Option<SystemTime>,
 }
 
 impl Tracked {
-    /// Whether the edit changes the file's text and keeps its length (a rename to a
-    /// name as long, a type swapped for one as long): a change clangd may not see in
-    /// a header (see `lsp::Server::mark_size_kept`).
-    pub fn keeps_size(&self) -> bool {
-        match (&self.before, &self.after) {
-            (Some(before), Some(after)) => before.len() == after.len() && before != after,
-            _ => false,
-        }
+    /// Whether the edit, now on disk, changed the file's text but neither its size nor
+    /// its modification time in whole seconds (a name renamed to one as long, written
+    /// within the second of the previous write, as an undo and a redo are): a change
+    /// clangd does not see in a header (see `lsp::Server::mark_size_kept`).
+    pub fn looks_unchanged_to_clangd(&self) -> bool {
+        let (Some(before), Some(after)) = (&self.before, &self.after) else {
+            return false;
+        };
+        let now = std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok();
+        before != after
+            && clangd::looks_unchanged(
+                (before.len() as u64, self.modified_before),
+                (after.len() as u64, now),
+            )
     }
 }
 
@@ -51,6 +63,7 @@ pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
                     before: c.before.as_deref().and_then(|b| as_text(b).ok()),
                     after: c.after.as_deref().and_then(|b| as_text(b).ok()),
                     unchecked: c.after.as_deref().and_then(|b| as_text(b).err()),
+                    modified_before: modified(&c.path),
                 })
                 .collect();
             Ok((plan, tracked))
@@ -66,6 +79,7 @@ pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
                     Ok(text) => (Some(text), None),
                     Err(why) => (None, Some(why)),
                 };
+                let modified_before = modified(&path);
                 tracked.push(Tracked {
                     path,
                     renamed_from: None,
@@ -73,6 +87,7 @@ pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
                     before: text.clone(),
                     after: text,
                     unchecked,
+                    modified_before,
                 });
             }
             Ok((EditPlan::default(), tracked))
@@ -90,6 +105,10 @@ fn as_text(bytes: &[u8]) -> Result<String, String> {
         ));
     }
     String::from_utf8(bytes.to_vec()).map_err(|_| "not UTF-8 text".to_string())
+}
+
+fn modified(path: &std::path::Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 #[cfg(test)]

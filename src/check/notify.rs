@@ -40,14 +40,16 @@ pub(super) fn notify(
     for g in groups {
         let Some(s) = g.server else { continue };
         let mut saved = false;
-        // clangd may not see a file that kept its size change (see
+        // clangd may not see that a file changed (see
         // `Server::mark_size_kept`): every file sent from here on is rebuilt afresh.
         // A save has it go over every open file again without that, and its newest
         // request for a file replaces an older one: the saves go first, so that
         // the forced rebuilds are the newest.
         let saves_first = written
             && g.spec.wait.force_rebuild_unchanged
-            && g.files.iter().any(|&i| tracked[i].keeps_size());
+            && g.files
+                .iter()
+                .any(|&i| tracked[i].looks_unchanged_to_clangd());
         if saves_first {
             pool.mark_size_kept(s);
             for &i in &g.files {

@@ -21,6 +21,7 @@
 pub mod client;
 pub mod paths;
 pub mod protocol;
+mod units;
 mod watch;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -37,7 +38,7 @@ use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
 use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
-use crate::servers::{self, ServerSpec};
+use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
     CacheQuery, CachedFile, Deadlined, Identity, MessageLine, Request, Response, RunRequest,
@@ -172,7 +173,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         watch: watch::Watch::default(),
         notes: Vec::new(),
         restart_failed: HashSet::new(),
-        units_opened: HashSet::new(),
+        units: units::Units::default(),
     };
     let why = daemon.main_loop(&conn_rx, socket_id);
     log(&format!("exiting: {why}"));
@@ -224,9 +225,8 @@ struct Daemon {
     /// backoff): not tried again at every event; the next run that needs one tries,
     /// and says why it failed.
     restart_failed: HashSet<ServerId>,
-    /// Servers whose project's units the daemon opened, or found it should not
-    /// (`open_project_units`).
-    units_opened: HashSet<ServerId>,
+    /// The units of clangd's projects, opened between runs (`units`).
+    units: units::Units,
 }
 
 impl Daemon {
@@ -266,6 +266,7 @@ impl Daemon {
                 Ok(_) => {
                     self.pool.pump(Instant::now());
                     self.upkeep();
+                    self.units.open_some(&mut self.pool);
                 }
                 Err(_) => {}
             }
@@ -570,14 +571,13 @@ impl Daemon {
                 // the server says they stand (clangd, after the saves below).
                 self.pool.mark_changed(i);
             }
-            // A change that kept a file's size: clangd rebuilds what it is sent
-            // afresh, and the saves go first, so that its rebuilds are the newest
-            // requests (see `check::notify`).
-            let server = self.pool.server(i);
-            let saves_first = server.spec().wait.force_rebuild_unchanged
-                && changed.iter().any(|(path, text)| {
-                    server.doc(path).is_some_and(|d| d.text.len() == text.len())
-                });
+            // A change clangd does not see (the same size, within the same second):
+            // it rebuilds what it is sent afresh, and the saves go first, so that its
+            // rebuilds are the newest requests (see `check::notify`).
+            let saves_first = self.pool.server(i).spec().wait.force_rebuild_unchanged
+                && changed
+                    .iter()
+                    .any(|(path, _)| self.watch.looks_unchanged_to_clangd(path));
             if saves_first {
                 self.pool.mark_size_kept(i);
                 for (path, _) in &changed {
@@ -677,12 +677,10 @@ impl Daemon {
                     ));
                     self.pool.watched(i, &theirs);
                     self.pool.mark_changed(i);
-                    // Whether a changed one kept its size is not known here (the
-                    // walk's stamps are compared, not kept per version): taken as
-                    // kept, for clangd, which rebuilds what it is sent next afresh.
+                    // One clangd does not see: it rebuilds what it is sent next afresh.
                     if theirs
                         .iter()
-                        .any(|(_, kind)| *kind == FileChangeType::CHANGED)
+                        .any(|(p, _)| self.watch.changed_unseen_by_clangd(p))
                     {
                         self.pool.mark_size_kept(i);
                     }
@@ -740,51 +738,10 @@ impl Daemon {
             self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
         }
         self.refresh_project_pulls();
-        self.open_project_units();
-    }
-
-    /// A server that checks open files only and has no project-wide mode (clangd)
-    /// is shown every unit of its project once, after its first run, as the disk has
-    /// it: what it says of them, taken in by the main loop, is the before view of
-    /// the next edit's dependents, so an edit costs it one build of them, not two.
-    /// Not where the project has more units than `coverage.open_units`.
-    fn open_project_units(&mut self) {
-        for i in self.pool.ids() {
-            let server = self.pool.server(i);
-            let max = server.spec().coverage.open_units;
-            if max == 0 || server.is_dead() || !self.units_opened.insert(i) {
-                continue;
-            }
-            let units = match servers::project_units(server.spec(), server.root()) {
-                Ok(units) => units,
-                Err(why) => {
-                    log(&format!("{}: no units to open: {why}", server.name()));
-                    continue;
-                }
-            };
-            if units.len() > max {
-                log(&format!(
-                    "{}: {} units in the compilation database, more than {max}: none opened",
-                    server.name(),
-                    units.len()
-                ));
-                continue;
-            }
-            let mut opened = 0;
-            for unit in units {
-                if self.pool.server(i).doc(&unit).is_some() {
-                    continue;
-                }
-                if let Ok(text) = fs::read_to_string(&unit) {
-                    self.pool.open_or_change(i, &unit, &text);
-                    opened += 1;
-                }
-            }
-            log(&format!(
-                "{}: opened {opened} units of its project",
-                self.pool.server(i).name()
-            ));
+        for line in self.units.queue(&self.pool) {
+            log(&line);
         }
+        self.units.open_some(&mut self.pool);
     }
 
     /// A server asked about every file of its project without opening them

@@ -30,6 +30,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::lsp::clangd;
+
 /// Entries (files and directories) one walk may visit before its root is given up.
 /// The walk is on every run's path: 10,000 entries cost about 9 ms (measured on a
 /// loaded 2-core machine, warm page cache), a tiny tree well under 1 ms.
@@ -70,6 +72,9 @@ pub struct Watch {
     hashes: HashMap<PathBuf, (Stamp, u64)>,
     /// [`MAX_ENTRIES`], but for tests.
     cap: usize,
+    /// The files the last [`Watch::changes`] found changed that clangd would take for
+    /// unchanged (see [`Watch::looks_unchanged_to_clangd`]).
+    unseen_by_clangd: HashSet<PathBuf>,
 }
 
 impl Default for Watch {
@@ -78,6 +83,7 @@ impl Default for Watch {
             roots: HashMap::new(),
             hashes: HashMap::new(),
             cap: MAX_ENTRIES,
+            unseen_by_clangd: HashSet::new(),
         }
     }
 }
@@ -121,7 +127,10 @@ impl Watch {
             Some(Known::Files {
                 extensions: before_extensions,
                 files: before,
-            }) if before_extensions == extensions => diff(before, &now),
+            }) if before_extensions == extensions => {
+                self.unseen_by_clangd = changes_unseen_by_clangd(before, &now);
+                diff(before, &now)
+            }
             _ => Vec::new(),
         };
         self.roots.insert(
@@ -180,6 +189,28 @@ impl Watch {
         self.hashes
             .retain(|p, _| !p.starts_with(root) || seen.contains(p));
         Some(key.finish())
+    }
+
+    /// Whether clangd would take `path`, as it is now, for the file the last walk (or
+    /// touch) found: the same size and modification time to the second (see
+    /// `lsp::clangd::looks_unchanged`). True for a file not known, or not there.
+    pub fn looks_unchanged_to_clangd(&self, path: &Path) -> bool {
+        let known = self.roots.values().find_map(|k| match k {
+            Known::Files { files, .. } => files.get(path),
+            Known::TooLarge => None,
+        });
+        match (known, fs::metadata(path)) {
+            (Some(old), Ok(meta)) => {
+                clangd::looks_unchanged((old.len, old.modified), (meta.len(), meta.modified().ok()))
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether the last [`Watch::changes`] found `path` changed in a way clangd does
+    /// not see.
+    pub fn changed_unseen_by_clangd(&self, path: &Path) -> bool {
+        self.unseen_by_clangd.contains(path)
     }
 
     /// Whether `root` has a baseline (or was given up on).
@@ -243,6 +274,22 @@ fn walk(root: &Path, extensions: &HashSet<String>, cap: usize) -> Option<HashMap
     Some(files)
 }
 
+/// The files changed from `before` to `now` that clangd would take for unchanged.
+fn changes_unseen_by_clangd(
+    before: &HashMap<PathBuf, Stamp>,
+    now: &HashMap<PathBuf, Stamp>,
+) -> HashSet<PathBuf> {
+    now.iter()
+        .filter(|(path, stamp)| {
+            before.get(*path).is_some_and(|old| {
+                old != *stamp
+                    && clangd::looks_unchanged((old.len, old.modified), (stamp.len, stamp.modified))
+            })
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
 fn diff(before: &HashMap<PathBuf, Stamp>, now: &HashMap<PathBuf, Stamp>) -> Vec<Change> {
     let mut changes: Vec<Change> = Vec::new();
     for (path, stamp) in now {
@@ -299,6 +346,44 @@ mod tests {
             ])
         );
         assert_eq!(watch.changes(&root, &py), Ok(Vec::new()), "told once");
+    }
+
+    /// clangd takes a file of the same size and modification time to the second for
+    /// unchanged: such changes are named, and only those.
+    #[test]
+    fn changes_clangd_does_not_see_are_named() {
+        let (_tmp, root) = temp_root();
+        let header = root.join("a.h");
+        let write = |text: &str, secs: u64, nanos: u32| {
+            fs::write(&header, text).expect("write");
+            let at = SystemTime::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+            fs::File::options()
+                .write(true)
+                .open(&header)
+                .and_then(|f| f.set_modified(at))
+                .expect("set the time");
+        };
+        write("int x;\n", 1000, 0);
+        let mut watch = Watch::default();
+        let h = exts(&["h"]);
+        assert_eq!(watch.changes(&root, &h), Ok(Vec::new()), "the baseline");
+
+        write("int y;\n", 1000, 500_000_000);
+        assert!(watch.looks_unchanged_to_clangd(&header));
+        assert_eq!(watch.changes(&root, &h), Ok(vec![(header.clone(), 2)]));
+        assert!(watch.changed_unseen_by_clangd(&header));
+
+        write("int z;\n", 1002, 0);
+        assert!(!watch.looks_unchanged_to_clangd(&header), "another second");
+        assert_eq!(watch.changes(&root, &h), Ok(vec![(header.clone(), 2)]));
+        assert!(!watch.changed_unseen_by_clangd(&header));
+
+        write("int zz;\n", 1002, 0);
+        assert!(!watch.looks_unchanged_to_clangd(&header), "another size");
+        assert!(
+            Watch::default().looks_unchanged_to_clangd(&header),
+            "a file never walked may be anything"
+        );
     }
 
     #[test]

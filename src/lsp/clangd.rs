@@ -24,6 +24,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use lsp_types::notification::Notification;
 use lsp_types::{Diagnostic, DidChangeTextDocumentParams, NumberOrString, Url};
@@ -178,6 +179,25 @@ pub fn includes_after_preamble(text: &str) -> bool {
     })
 }
 
+/// Whether clangd 14 would take a file that changed from `before` to `after` (each
+/// its size and modification time) for unchanged: it compares an included file's size
+/// and modification time in whole seconds with those it built a preamble on (LLVM's
+/// `PrecompiledPreamble::CanReuse`). An unknown time counts as the same.
+pub fn looks_unchanged(
+    before: (u64, Option<SystemTime>),
+    after: (u64, Option<SystemTime>),
+) -> bool {
+    let secs = |t: Option<SystemTime>| {
+        t.and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs())
+    };
+    before.0 == after.0
+        && match (secs(before.1), secs(after.1)) {
+            (Some(b), Some(a)) => b == a,
+            _ => true,
+        }
+}
+
 /// Offer UTF-8 positions the way clangd 14 understands: it predates LSP 3.17's
 /// `general.positionEncodings` and reads its own `offsetEncoding` capability (and
 /// answers with `offsetEncoding` next to the capabilities, which `encoding` reads).
@@ -241,6 +261,23 @@ mod tests {
             "int x;\n#include \"late.h\"\n",
             &[other]
         ));
+    }
+
+    #[test]
+    fn a_file_looks_unchanged_at_the_same_size_within_the_same_second() {
+        let at = |secs: u64, nanos: u32| {
+            Some(SystemTime::UNIX_EPOCH + std::time::Duration::new(secs, nanos))
+        };
+        assert!(looks_unchanged(
+            (10, at(100, 1)),
+            (10, at(100, 900_000_000))
+        ));
+        assert!(!looks_unchanged((10, at(100, 1)), (10, at(101, 0))));
+        assert!(!looks_unchanged((10, at(100, 1)), (11, at(100, 1))));
+        assert!(
+            looks_unchanged((10, None), (10, at(101, 0))),
+            "unknown: the same"
+        );
     }
 
     #[test]

@@ -1,0 +1,102 @@
+//! The units a warm daemon shows clangd between runs.
+//!
+//! clangd checks open files only and has no project-wide mode (see `servers::clangd`):
+//! the before view of a header's includers would be a build of each, and the edit a
+//! second one. So after a server's first run the daemon queues every unit of its
+//! project's compilation database (at most `coverage.open_units`) and opens them a
+//! few at a time, the next ones once clangd has published the last ones: what it
+//! says of them is the baseline of the next edit's dependents, and a run that comes
+//! meanwhile finds clangd busy with at most [`BUILDING`] of them, not all.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fs;
+use std::path::PathBuf;
+
+use crate::lsp::{Pool, ServerId};
+use crate::servers;
+
+/// Units opened and not yet published, at most: clangd builds as many files at once
+/// as the machine has cores (2 here).
+const BUILDING: usize = 2;
+
+#[derive(Default)]
+pub struct Units {
+    queues: HashMap<ServerId, Queue>,
+    /// Servers whose units were queued, or found not to be wanted.
+    seen: HashSet<ServerId>,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<PathBuf>,
+    building: Vec<PathBuf>,
+}
+
+impl Units {
+    /// Queue the units of each live server that wants them and was not seen yet.
+    /// Returns what to log.
+    pub fn queue(&mut self, pool: &Pool) -> Vec<String> {
+        let mut said = Vec::new();
+        for i in pool.ids() {
+            let server = pool.server(i);
+            let max = server.spec().coverage.open_units;
+            if max == 0 || server.is_dead() || !self.seen.insert(i) {
+                continue;
+            }
+            match servers::project_units(server.spec(), server.root()) {
+                Err(why) => said.push(format!("{}: no units to open: {why}", server.name())),
+                Ok(units) if units.len() > max => said.push(format!(
+                    "{}: {} units in the compilation database, more than {max}: none opened",
+                    server.name(),
+                    units.len()
+                )),
+                Ok(units) => {
+                    said.push(format!(
+                        "{}: opening the {} units of its project",
+                        server.name(),
+                        units.len()
+                    ));
+                    let waiting = units
+                        .into_iter()
+                        .filter(|u| server.doc(u).is_none())
+                        .collect();
+                    self.queues.insert(
+                        i,
+                        Queue {
+                            waiting,
+                            building: Vec::new(),
+                        },
+                    );
+                }
+            }
+        }
+        said
+    }
+
+    /// Open the next queued units of each server, keeping at most [`BUILDING`] of
+    /// those opened without a publish yet. A unit opened by a run meanwhile is left
+    /// as the run left it.
+    pub fn open_some(&mut self, pool: &mut Pool) {
+        self.queues.retain(|&i, queue| {
+            if pool.server(i).is_dead() {
+                return false;
+            }
+            let server = pool.server(i);
+            queue
+                .building
+                .retain(|u| server.doc(u).is_some() && !server.diagnostics().contains(u));
+            while queue.building.len() < BUILDING
+                && let Some(unit) = queue.waiting.pop_front()
+            {
+                if pool.server(i).doc(&unit).is_some() {
+                    continue;
+                }
+                if let Ok(text) = fs::read_to_string(&unit) {
+                    pool.open_or_change(i, &unit, &text);
+                    queue.building.push(unit);
+                }
+            }
+            !queue.waiting.is_empty() || !queue.building.is_empty()
+        });
+    }
+}
