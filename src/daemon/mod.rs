@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
-use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
+use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId, clangd};
 use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
@@ -584,6 +584,11 @@ impl Daemon {
                     self.pool.save(i, path);
                 }
             }
+            let unchanged = if changed.is_empty() {
+                Vec::new()
+            } else {
+                self.unseen_rebuilds(i, saves_first, &changed)
+            };
             for (path, text) in changed {
                 self.pool.open_or_change(i, &path, &text);
                 // The text is on disk: saved, as far as the server can tell.
@@ -594,6 +599,9 @@ impl Daemon {
                     self.pool.save(i, &path);
                 }
                 watched.push((path, FileChangeType::CHANGED));
+            }
+            for (path, text) in unchanged {
+                self.pool.open_or_change(i, &path, &text);
             }
             for path in gone {
                 self.pool.close(i, &path);
@@ -619,6 +627,34 @@ impl Daemon {
             }
         }
         announced
+    }
+
+    /// After files changed behind the daemon's back: the open documents of server `i`
+    /// (but `changed`, sent anyway) that clangd would not rebuild by itself, to send
+    /// again now, so that the next edit's before view finds the change taken in.
+    /// clangd's pass over its open files after a save misses a file with an include
+    /// after its preamble or a header it did not find (`lsp::clangd::must_force_rebuild`,
+    /// sent forced), and every file when the change kept a file's size and second
+    /// (`unseen`, after `Pool::mark_size_kept`). None for a server without those blind
+    /// spots.
+    fn unseen_rebuilds(
+        &self,
+        i: ServerId,
+        unseen: bool,
+        changed: &[(PathBuf, String)],
+    ) -> Vec<(PathBuf, String)> {
+        let server = self.pool.server(i);
+        if !server.spec().wait.force_rebuild_unchanged {
+            return Vec::new();
+        }
+        server
+            .docs()
+            .filter(|(path, _)| !changed.iter().any(|(p, _)| p == path))
+            .filter(|(path, doc)| {
+                unseen || clangd::must_force_rebuild(&doc.text, &server.diagnostics_of(path))
+            })
+            .map(|(path, doc)| (path.to_path_buf(), doc.text.clone()))
+            .collect()
     }
 
     /// Each root of a live server, with the extensions of all its servers: what one
@@ -677,12 +713,14 @@ impl Daemon {
                     ));
                     self.pool.watched(i, &theirs);
                     self.pool.mark_changed(i);
-                    // One clangd does not see: it rebuilds what it is sent next afresh.
-                    if theirs
+                    let unseen = theirs
                         .iter()
-                        .any(|(p, _)| self.watch.changed_unseen_by_clangd(p))
-                    {
+                        .any(|(p, _)| self.watch.changed_unseen_by_clangd(p));
+                    if unseen {
                         self.pool.mark_size_kept(i);
+                    }
+                    for (path, text) in self.unseen_rebuilds(i, unseen, &[]) {
+                        self.pool.open_or_change(i, &path, &text);
                     }
                     // rust-analyzer checks the crate again on a save only.
                     self.pool.run_check(i);
