@@ -146,7 +146,9 @@ pub fn settle_prefetching(
                     .zip(&signs)
                     .filter(|(t, _)| t.server == i)
                     .all(|(_, f)| *f == Fresh::Confirmed);
-                let quiet = if confirmed {
+                let quiet = if confirmed && s.check_proven_in() {
+                    Duration::ZERO
+                } else if confirmed {
                     s.spec().wait.confirmed_quiet()
                 } else {
                     s.spec().wait.quiet
@@ -220,6 +222,7 @@ fn settle_servers_quiet(
         let wait = &s.spec().wait;
         let quiet = match kind {
             Quiet::Own => wait.quiet,
+            Quiet::Confirmed if s.check_proven_in() => Duration::ZERO,
             Quiet::Confirmed => wait.confirmed_quiet(),
             Quiet::FirstAnalysis if s.progress_ended() => wait.quiet,
             Quiet::FirstAnalysis => wait.first_analysis_quiet.unwrap_or(wait.quiet),

@@ -48,7 +48,9 @@ SERVERS = {
                 {"python": {"analysis": {"diagnosticMode": "workspace"}}}, None),
     "gopls": (["gopls"], {"gopls": {"diagnosticsDelay": "0s"}}, None),
     "clangd": (["clangd", "--background-index=false"], None, {"clangdFileStatus": True}),
-    "rust-analyzer": (["rust-analyzer"], None, {"checkOnSave": True}),
+    "rust-analyzer": (["rust-analyzer"], None,
+                      {"checkOnSave": True, "check": {"allTargets": True},
+                       "cachePriming": {"enable": False}, "numThreads": 1}),
     "tsgo": (["node_modules/.bin/tsc", "--lsp", "--stdio"], None, None),
 }
 LANGUAGE_IDS = {".py": "python", ".go": "go", ".c": "c", ".h": "c", ".rs": "rust",

@@ -180,6 +180,7 @@ fn servers_layer_and_settings_merge_deeply() {
             "checkOnSave": true,
             "check": { "allTargets": true },
             "cachePriming": { "enable": false },
+            "numThreads": 1,
             "cargo": { "features": "all" },
         }))
     );
@@ -334,6 +335,7 @@ anything = 1
             "checkOnSave": true,
             "check": { "allTargets": true },
             "cachePriming": { "enable": false },
+            "numThreads": 1,
             "cargo": { "features": "all" },
         }))
     );

@@ -164,6 +164,13 @@ impl Check {
         reloaded
     }
 
+    /// Whether no check is owed and an answer to a pull sent after the last one's end
+    /// (`answered_after` its pool clock) proves all it pushed in (see
+    /// [`Check::settled_after`]).
+    pub fn proven_in(&self, answered_after: impl FnOnce(u64) -> bool) -> bool {
+        !self.owed() && self.ended.is_some_and(|(_, clock)| answered_after(clock))
+    }
+
     /// Whether a check asked for has yet to end.
     pub fn owed(&self) -> bool {
         self.stage != Stage::Done
@@ -175,8 +182,10 @@ impl Check {
     /// pushes can trail the end by seconds (2.4 s on a cold itertools, its workers
     /// busy working out which crates the changed files belong to). An answer to a pull
     /// sent after the end, also a task of that pool and queued after them
-    /// (`answered_after` the end's pool clock), proves them in; without one, `quiet`
-    /// after the end. A request its main loop answers does not: tried with an
+    /// (`answered_after` the end's pool clock), proves them in, since lspgate starts
+    /// it with one worker thread (`numThreads`: with two, a push could finish after
+    /// the answer, and did in 2 of 52 runs of the rust-analyzer tests); without one,
+    /// `quiet` after the end. A request its main loop answers does not: tried with an
     /// unknown `$/` request, whose answer came before the publishes.
     pub fn settled_after(
         &self,
@@ -230,6 +239,19 @@ mod tests {
         );
         assert!(check.settled_after(later, quiet, answered_after_end));
         assert!(check.settled_after(later + quiet, quiet, answered_before_end));
+    }
+
+    #[test]
+    fn a_check_is_proven_in_by_an_answer_to_a_pull_sent_after_its_end() {
+        let mut check = Check::at_start(true, Path::new("/nowhere"));
+        assert!(!check.proven_in(|_| true), "none ended yet");
+        check.ask();
+        let t0 = Instant::now();
+        check.on_progress("rust-analyzer/flycheck/0", "begin", t0 + CHECK_DEBOUNCE, 5);
+        assert!(!check.proven_in(|_| true), "under way");
+        check.on_progress("rust-analyzer/flycheck/0", "end", t0 + CHECK_DEBOUNCE, 9);
+        assert!(check.proven_in(|end| end == 9));
+        assert!(!check.proven_in(|_| false), "no answer after the end");
     }
 
     #[test]

@@ -398,6 +398,17 @@ impl Server {
             && now.duration_since(self.last_message) >= quiet
     }
 
+    /// rust-analyzer: the check a save started has ended and a pull answer proves
+    /// its pushes in (`rust_analyzer::Check::proven_in`): a server with every target
+    /// answered has nothing left to say, and needs no further silence.
+    pub fn check_proven_in(&self) -> bool {
+        self.spec.wait.check_after_save
+            && self.spec.wait.pushes_before_answers
+            && self
+                .check
+                .proven_in(|end| self.diagnostics.pulled_after(end))
+    }
+
     /// Its `window/logMessage`s, oldest first, with their level.
     pub fn logs(&self) -> &VecDeque<(i32, String)> {
         &self.logs

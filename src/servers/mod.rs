@@ -103,6 +103,11 @@ pub struct WaitProfile {
     /// of a save is not settled until a check that began after it has ended.
     #[serde(default)]
     pub check_after_save: bool,
+    /// With `check_after_save`: an answer to a pull sent after the check's end comes
+    /// after every push of that check, so it ends the wait with no silence after it
+    /// (rust-analyzer with one worker thread, see `rust_analyzer`).
+    #[serde(default)]
+    pub pushes_before_answers: bool,
     /// The server rebuilds a file sent again with its text unchanged only when it
     /// sees a reason of its own, and misses some (clangd: a header included after
     /// the file's preamble, a header it did not find; see `lsp::clangd`); such a
@@ -158,6 +163,7 @@ impl Default for WaitProfile {
             workspace_analysis: false,
             first_analysis_quiet: None,
             check_after_save: false,
+            pushes_before_answers: false,
             force_rebuild_unchanged: false,
         }
     }

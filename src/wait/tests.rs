@@ -651,6 +651,79 @@ fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
     assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
 }
 
+/// Once an answer to a pull sent after the check's end proves its pushes in (with
+/// one worker thread, as lspgate starts rust-analyzer, the pushes were sent first),
+/// there is nothing left to hear about the change: the wait ends there, without the
+/// silence it waits out otherwise (here far longer than the deadline).
+#[test]
+fn a_check_proven_in_ends_the_wait_without_a_silence() {
+    let script: Script = Box::new(|msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            let result = json!({ "kind": "full", "items": [] });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        if is(msg, "textDocument/didSave") {
+            thread::sleep(Duration::from_millis(60));
+            peer.send(flycheck("begin"));
+            peer.send(publish(&path(), Some(1), &["rustc"]));
+            peer.send(flycheck("end"));
+            let refresh = lsp_server::Request::new(
+                lsp_server::RequestId::from(900),
+                "workspace/diagnostic/refresh".into(),
+                Value::Null,
+            );
+            peer.send(Message::Request(refresh));
+        }
+        true
+    });
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    let silent_long = WaitProfile {
+        confirmed_quiet: Some(Duration::from_secs(60)),
+        pushes_before_answers: true,
+        ..checking()
+    };
+    let (mut pool, s) = pool_with(silent_long, capabilities, script);
+    let target = open(&mut pool, s);
+    pool.save(s, &path());
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert!(pool.server(s).check_proven_in());
+    assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
+}
+
+/// The same with pushes that may finish after the answer (rust-analyzer with more
+/// than one worker thread): the silence is waited out.
+#[test]
+fn a_check_not_proven_in_by_order_waits_out_its_silence() {
+    let script: Script = Box::new(|msg, peer| {
+        if let Message::Request(req) = msg
+            && req.method == "textDocument/diagnostic"
+        {
+            let result = json!({ "kind": "full", "items": [] });
+            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+        }
+        if is(msg, "textDocument/didSave") {
+            thread::sleep(Duration::from_millis(60));
+            peer.send(flycheck("begin"));
+            peer.send(flycheck("end"));
+        }
+        true
+    });
+    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
+    let silent_long = WaitProfile {
+        confirmed_quiet: Some(Duration::from_secs(60)),
+        ..checking()
+    };
+    let (mut pool, s) = pool_with(silent_long, capabilities, script);
+    let target = open(&mut pool, s);
+    pool.save(s, &path());
+    let outcome = settle(&mut pool, &[target], within(1500));
+    assert!(!outcome.complete(), "ended before its silence");
+    assert!(!pool.server(s).check_proven_in());
+}
+
 #[test]
 fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
     let pulls = Arc::new(AtomicUsize::new(0));
