@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Allow, AllowList, ServerSpec, WaitProfile, entry, languages, strs};
 
@@ -74,27 +74,29 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
     if spec.name != RUST_ANALYZER {
         return;
     }
-    let off = |v: &serde_json::Value| {
+    let off = |v: &Value| {
         v.as_bool() == Some(false) || v.get("enable").and_then(|e| e.as_bool()) == Some(false)
     };
-    let in_options = spec
-        .initialization_options
-        .as_ref()
-        .and_then(|o| o.get("checkOnSave"))
-        .is_some_and(off);
-    if in_options || off(&spec.setting(Some("rust-analyzer.checkOnSave"))) {
+    if configured(spec, "checkOnSave").iter().any(off) {
         spec.wait.check_after_save = false;
     }
     // A config that gives it more worker threads gives up that order.
-    let one = |v: Option<&serde_json::Value>| v.is_none_or(|v| v.is_null() || v == &json!(1));
-    let threads_in_options = spec
-        .initialization_options
-        .as_ref()
-        .and_then(|o| o.get("numThreads"));
-    let threads_in_settings = spec.setting(Some("rust-analyzer.numThreads"));
-    if !one(threads_in_options) || !one(Some(&threads_in_settings)) {
+    let one = |v: &Value| v.is_null() || v == &json!(1);
+    if !configured(spec, "numThreads").iter().all(one) {
         spec.wait.pushes_before_answers = false;
     }
+}
+
+/// What `key` is set to in the spec's initialization options and in its settings
+/// (`rust-analyzer.<key>`), null where it is not: rust-analyzer reads both.
+fn configured(spec: &ServerSpec, key: &str) -> [Value; 2] {
+    let option = spec
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get(key))
+        .cloned()
+        .unwrap_or(Value::Null);
+    [option, spec.setting(Some(&format!("rust-analyzer.{key}")))]
 }
 
 /// The keys of [`ALLOWED`], each after `$prefix`.

@@ -615,11 +615,11 @@ fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
     assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
 }
 
-#[test]
-fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
-    // As rust-analyzer: the check's end, then a refresh, whose pull is answered in a
-    // later turn of its main loop than the check's pushes.
-    let script: Script = Box::new(|msg, peer| {
+/// As rust-analyzer: pulls answered at once; a save starts a check, once its
+/// debounce has passed, that pushes one diagnostic and ends, then a refresh, whose
+/// pull is answered in a later turn of its main loop than the check's pushes.
+fn check_then_refresh() -> Script {
+    Box::new(|msg, peer| {
         if let Message::Request(req) = msg
             && req.method == "textDocument/diagnostic"
         {
@@ -627,7 +627,6 @@ fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
             peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
         }
         if is(msg, "textDocument/didSave") {
-            // As rust-analyzer: its check begins once its debounce has passed.
             thread::sleep(Duration::from_millis(60));
             peer.send(flycheck("begin"));
             peer.send(publish(&path(), Some(1), &["rustc"]));
@@ -640,9 +639,16 @@ fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
             peer.send(Message::Request(refresh));
         }
         true
-    });
-    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
-    let (mut pool, s) = pool_with(checking(), capabilities, script);
+    })
+}
+
+fn pull_capabilities() -> Value {
+    json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } })
+}
+
+#[test]
+fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
+    let (mut pool, s) = pool_with(checking(), pull_capabilities(), check_then_refresh());
     let target = open(&mut pool, s);
     pool.save(s, &path());
     // Well within the full quiet (2 s) after the check's end.
@@ -657,34 +663,12 @@ fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
 /// silence it waits out otherwise (here far longer than the deadline).
 #[test]
 fn a_check_proven_in_ends_the_wait_without_a_silence() {
-    let script: Script = Box::new(|msg, peer| {
-        if let Message::Request(req) = msg
-            && req.method == "textDocument/diagnostic"
-        {
-            let result = json!({ "kind": "full", "items": [] });
-            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
-        }
-        if is(msg, "textDocument/didSave") {
-            thread::sleep(Duration::from_millis(60));
-            peer.send(flycheck("begin"));
-            peer.send(publish(&path(), Some(1), &["rustc"]));
-            peer.send(flycheck("end"));
-            let refresh = lsp_server::Request::new(
-                lsp_server::RequestId::from(900),
-                "workspace/diagnostic/refresh".into(),
-                Value::Null,
-            );
-            peer.send(Message::Request(refresh));
-        }
-        true
-    });
-    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
     let silent_long = WaitProfile {
         confirmed_quiet: Some(Duration::from_secs(60)),
         pushes_before_answers: true,
         ..checking()
     };
-    let (mut pool, s) = pool_with(silent_long, capabilities, script);
+    let (mut pool, s) = pool_with(silent_long, pull_capabilities(), check_then_refresh());
     let target = open(&mut pool, s);
     pool.save(s, &path());
     let outcome = settle(&mut pool, &[target], within(3000));
@@ -697,26 +681,11 @@ fn a_check_proven_in_ends_the_wait_without_a_silence() {
 /// than one worker thread): the silence is waited out.
 #[test]
 fn a_check_not_proven_in_by_order_waits_out_its_silence() {
-    let script: Script = Box::new(|msg, peer| {
-        if let Message::Request(req) = msg
-            && req.method == "textDocument/diagnostic"
-        {
-            let result = json!({ "kind": "full", "items": [] });
-            peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
-        }
-        if is(msg, "textDocument/didSave") {
-            thread::sleep(Duration::from_millis(60));
-            peer.send(flycheck("begin"));
-            peer.send(flycheck("end"));
-        }
-        true
-    });
-    let capabilities = json!({ "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": false } });
     let silent_long = WaitProfile {
         confirmed_quiet: Some(Duration::from_secs(60)),
         ..checking()
     };
-    let (mut pool, s) = pool_with(silent_long, capabilities, script);
+    let (mut pool, s) = pool_with(silent_long, pull_capabilities(), check_then_refresh());
     let target = open(&mut pool, s);
     pool.save(s, &path());
     let outcome = settle(&mut pool, &[target], within(1500));
