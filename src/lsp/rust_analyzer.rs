@@ -68,15 +68,31 @@ enum Stage {
     Running,
 }
 
-/// The check a server owes, and when the last one ended (the time, and the pool
-/// clock).
+/// The check a server owes, and how the last one ended.
 #[derive(Debug, Clone, Default)]
 pub struct Check {
     stage: Stage,
-    ended: Option<(Instant, u64)>,
+    ended: Option<Ended>,
     /// The pool clock when the last check (or a reload) began: pushes received
     /// after it are of one check (see [`Check::stale`]).
     began: u64,
+    /// The check under way reported a crate checked (a `report` of its progress, one
+    /// per artifact cargo lists, built or fresh).
+    reported: bool,
+}
+
+/// The end of a check: when (the time, and the pool clock), and whether it reported
+/// a crate checked. One that reported none was cancelled (rust-analyzer cancels its
+/// check to restart it, and the new one begins after its 50 ms debounce: at start it
+/// restarts its first check when its workspace settles, and a cancelled one shows as
+/// a begin and an end together) or checked nothing (a crate without dependencies that
+/// does not compile). Only silence after it ends a wait: an answer to a pull proves
+/// nothing about a check still to begin.
+#[derive(Debug, Clone, Copy)]
+struct Ended {
+    at: Instant,
+    clock: u64,
+    reported: bool,
 }
 
 impl Check {
@@ -133,9 +149,22 @@ impl Check {
     /// deleted module published, cleared at the reload's end, no check after).
     pub fn on_progress(&mut self, token: &str, kind: &str, now: Instant, clock: u64) -> bool {
         if token.starts_with("rust-analyzer/flycheck/") {
-            if kind == "begin" {
-                // Any check, ours or not, clears results as it goes.
-                self.began = clock;
+            match kind {
+                "begin" => {
+                    // Any check, ours or not, clears results as it goes.
+                    self.began = clock;
+                    self.reported = false;
+                }
+                "report" => self.reported = true,
+                "end" => {
+                    // Any check's pushes can trail its end.
+                    self.ended = Some(Ended {
+                        at: now,
+                        clock,
+                        reported: self.reported,
+                    });
+                }
+                _ => {}
             }
             match (self.stage, kind) {
                 (Stage::Asked(at), "begin")
@@ -143,10 +172,7 @@ impl Check {
                 {
                     self.stage = Stage::Running;
                 }
-                (Stage::Running, "end") => {
-                    self.stage = Stage::Done;
-                    self.ended = Some((now, clock));
-                }
+                (Stage::Running, "end") => self.stage = Stage::Done,
                 _ => {}
             }
             return false;
@@ -168,7 +194,10 @@ impl Check {
     /// (`answered_after` its pool clock) proves all it pushed in (see
     /// [`Check::settled_after`]).
     pub fn proven_in(&self, answered_after: impl FnOnce(u64) -> bool) -> bool {
-        !self.owed() && self.ended.is_some_and(|(_, clock)| answered_after(clock))
+        !self.owed()
+            && self
+                .ended
+                .is_some_and(|e| e.reported && answered_after(e.clock))
     }
 
     /// Whether a check asked for has yet to end.
@@ -182,7 +211,8 @@ impl Check {
     /// pushes can trail the end by seconds (2.4 s on a cold itertools, its workers
     /// busy working out which crates the changed files belong to). An answer to a pull
     /// sent after the end, also a task of that pool and queued after them
-    /// (`answered_after` the end's pool clock), proves them in, since lspgate starts
+    /// (`answered_after` the end's pool clock), proves them in, when the check
+    /// reported a crate checked (see [`Ended`]), since lspgate starts
     /// it with one worker thread (`numThreads`: with two, a push could finish after
     /// the answer, and did in 2 of 52 runs of the rust-analyzer tests); without one,
     /// `quiet` after the end. A request its main loop answers does not: tried with an
@@ -194,8 +224,9 @@ impl Check {
         answered_after: impl FnOnce(u64) -> bool,
     ) -> bool {
         !self.owed()
-            && self.ended.is_none_or(|(at, clock)| {
-                now.saturating_duration_since(at) >= quiet || answered_after(clock)
+            && self.ended.is_none_or(|e| {
+                now.saturating_duration_since(e.at) >= quiet
+                    || (e.reported && answered_after(e.clock))
             })
     }
 }
@@ -228,6 +259,7 @@ mod tests {
         check.on_progress(FLYCHECK, "begin", later, 3);
         check.on_progress("rustAnalyzer/Indexing", "end", later, 4);
         assert!(check.owed(), "still running");
+        check.on_progress(FLYCHECK, "report", later, 4);
         check.on_progress(FLYCHECK, "end", later, 5);
         assert!(!check.owed());
         let quiet = Duration::from_millis(300);
@@ -247,11 +279,37 @@ mod tests {
         assert!(!check.proven_in(|_| true), "none ended yet");
         check.ask();
         let t0 = Instant::now();
-        check.on_progress("rust-analyzer/flycheck/0", "begin", t0 + CHECK_DEBOUNCE, 5);
+        check.on_progress(FLYCHECK, "begin", t0 + CHECK_DEBOUNCE, 5);
         assert!(!check.proven_in(|_| true), "under way");
-        check.on_progress("rust-analyzer/flycheck/0", "end", t0 + CHECK_DEBOUNCE, 9);
+        check.on_progress(FLYCHECK, "report", t0 + CHECK_DEBOUNCE, 6);
+        check.on_progress(FLYCHECK, "end", t0 + CHECK_DEBOUNCE, 9);
         assert!(check.proven_in(|end| end == 9));
         assert!(!check.proven_in(|_| false), "no answer after the end");
+    }
+
+    #[test]
+    fn a_check_that_reported_no_crate_ends_only_with_silence() {
+        // At start: rust-analyzer cancels its first check to restart it when its
+        // workspace settles; the cancelled one shows as a begin and an end.
+        let mut check = Check::at_start(true, Path::new("/nowhere"));
+        check.ask();
+        let t0 = Instant::now() + CHECK_DEBOUNCE;
+        check.on_progress(FLYCHECK, "begin", t0, 1);
+        check.on_progress(FLYCHECK, "end", t0, 2);
+        assert!(!check.owed());
+        let quiet = Duration::from_millis(300);
+        assert!(
+            !check.proven_in(|_| true),
+            "a cancelled check proves nothing"
+        );
+        assert!(!check.settled_after(t0, quiet, |_| true));
+        assert!(check.settled_after(t0 + quiet, quiet, |_| true));
+        // The restarted one, which reports its crate, is proven in by an answer.
+        check.on_progress(FLYCHECK, "begin", t0, 3);
+        check.on_progress(FLYCHECK, "report", t0, 4);
+        check.on_progress(FLYCHECK, "end", t0, 5);
+        assert!(check.proven_in(|end| end == 5));
+        assert!(check.settled_after(t0, quiet, |end| end == 5));
     }
 
     #[test]

@@ -616,27 +616,55 @@ fn a_save_is_owed_a_check_that_begins_after_it_and_ends() {
 }
 
 /// As rust-analyzer: pulls answered at once; a save starts a check, once its
-/// debounce has passed, that pushes one diagnostic and ends, then a refresh, whose
-/// pull is answered in a later turn of its main loop than the check's pushes.
+/// debounce has passed, that reports the crate it checked, pushes one diagnostic and
+/// ends, then a refresh, whose pull is answered in a later turn of its main loop than
+/// the check's pushes.
 fn check_then_refresh() -> Script {
-    Box::new(|msg, peer| {
+    checks_after_save(false)
+}
+
+/// [`check_then_refresh`], the check `restarted` first: a check that begins and
+/// ends at once, reporting nothing (rust-analyzer cancelling its first check to
+/// restart it), then the real one after its debounce.
+fn checks_after_save(restarted: bool) -> Script {
+    let refresh = |id: i32| {
+        Message::Request(lsp_server::Request::new(
+            lsp_server::RequestId::from(id),
+            "workspace/diagnostic/refresh".into(),
+            Value::Null,
+        ))
+    };
+    let check = move |peer: &MemoryPeer| {
+        peer.send(flycheck("begin"));
+        peer.send(flycheck("report"));
+        peer.send(publish(&path(), Some(1), &["rustc"]));
+        peer.send(flycheck("end"));
+        peer.send(refresh(900));
+    };
+    // The cancelled check ended, and the pull its refresh brings is yet to come.
+    let mut restarting = false;
+    Box::new(move |msg, peer| {
         if let Message::Request(req) = msg
             && req.method == "textDocument/diagnostic"
         {
             let result = json!({ "kind": "full", "items": [] });
             peer.send(Message::Response(Response::new_ok(req.id.clone(), result)));
+            if std::mem::take(&mut restarting) {
+                // Its debounce, then cargo started: the answer is in by then.
+                thread::sleep(Duration::from_millis(200));
+                check(peer);
+            }
         }
         if is(msg, "textDocument/didSave") {
             thread::sleep(Duration::from_millis(60));
-            peer.send(flycheck("begin"));
-            peer.send(publish(&path(), Some(1), &["rustc"]));
-            peer.send(flycheck("end"));
-            let refresh = lsp_server::Request::new(
-                lsp_server::RequestId::from(900),
-                "workspace/diagnostic/refresh".into(),
-                Value::Null,
-            );
-            peer.send(Message::Request(refresh));
+            if restarted {
+                peer.send(flycheck("begin"));
+                peer.send(flycheck("end"));
+                peer.send(refresh(899));
+                restarting = true;
+            } else {
+                check(peer);
+            }
         }
         true
     })
@@ -675,6 +703,33 @@ fn a_check_proven_in_ends_the_wait_without_a_silence() {
     assert!(outcome.complete(), "{:?}", outcome.unsettled);
     assert!(pool.server(s).check_proven_in());
     assert_eq!(pool.server(s).diagnostics_of(&path())[0].message, "rustc");
+}
+
+/// A check that ended reporting no crate checked was cancelled, to be restarted: an
+/// answer after its end proves nothing, and the restarted check is waited for.
+#[test]
+fn a_check_that_checked_nothing_is_not_proven_in() {
+    let silent_long = WaitProfile {
+        quiet: Duration::from_millis(600),
+        confirmed_quiet: Some(Duration::from_secs(60)),
+        pushes_before_answers: true,
+        ..checking()
+    };
+    let (mut pool, s) = pool_with(silent_long, pull_capabilities(), checks_after_save(true));
+    let target = open(&mut pool, s);
+    // Its answer to the open is in before the save (the server, with no check
+    // proven in, is not settled within its long silence: not asked here).
+    let opened = settle(&mut pool, std::slice::from_ref(&target), within(300));
+    assert_eq!(opened.fresh, vec![true], "the open was answered");
+    pool.save(s, &path());
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert!(outcome.complete(), "{:?}", outcome.unsettled);
+    assert_eq!(
+        pool.server(s).diagnostics_of(&path())[0].message,
+        "rustc",
+        "settled on the cancelled check's end"
+    );
+    assert!(pool.server(s).check_proven_in());
 }
 
 /// The same with pushes that may finish after the answer (rust-analyzer with more
