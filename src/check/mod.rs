@@ -43,11 +43,16 @@ pub enum Job {
 }
 
 /// Everything a run needs besides the servers.
+#[derive(Clone)]
 pub struct Context {
     pub workspace: PathBuf,
     pub run_dir: PathBuf,
     pub servers: Vec<ServerSpec>,
     pub options: Options,
+    /// The servers live for this run only (lspgate's own process, not the daemon),
+    /// so a server started for it may be set up for this one edit
+    /// (`servers::for_one_written_edit`).
+    pub one_run: bool,
 }
 
 /// What kind of run this is, as the phases need to know.
@@ -77,15 +82,15 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let kind = Kind::of(&job);
     let (plan, tracked) = files::track(job)?;
 
+    // --dry-run and --reject keep the disk as it is for now.
+    let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
     let servers::Resolved {
         mut groups,
         skipped,
         mut notes,
         unchecked_files,
-    } = servers::resolve(ctx, &tracked);
+    } = servers::resolve(ctx, &tracked, write_now);
     servers::connect(pool, &mut groups, &mut notes);
-    // --dry-run and --reject keep the disk as it is for now.
-    let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }

@@ -78,8 +78,10 @@ pub(super) struct Resolved {
     pub unchecked_files: bool,
 }
 
-/// Each file's server and root, grouped by server instance.
-pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
+/// Each file's server and root, grouped by server instance. A server started for
+/// this run alone, to check an edit `written` to disk that creates no file, is set up
+/// for that (`servers::for_one_written_edit`).
+pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Resolved {
     let mut out = Resolved::default();
     for (i, t) in tracked.iter().enumerate() {
         let specs = config::servers_for(&ctx.servers, &t.path, &ctx.workspace);
@@ -119,6 +121,17 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked]) -> Resolved {
             {
                 Some(g) => g.files.push(i),
                 None => out.groups.push(Group::new(spec, root, i)),
+            }
+        }
+    }
+    if ctx.one_run && written {
+        for g in &mut out.groups {
+            let creates = g.files.iter().any(|&i| {
+                let t = &tracked[i];
+                t.before.is_none() || t.renamed_from.is_some()
+            });
+            if !creates {
+                crate::servers::for_one_written_edit(&mut g.spec);
             }
         }
     }

@@ -65,6 +65,7 @@ pub fn reporting_run(
         run_dir: setting.run_dir.to_path_buf(),
         servers: loaded.servers,
         options: options.clone(),
+        one_run: false,
     };
     // Recorded before anything may change the disk: a run that is then killed, or
     // that cannot record its outcome, fails the gate instead of passing it.
@@ -146,6 +147,10 @@ fn run_in_process(
     watcher: Option<Box<dyn crate::model::progress::Watcher>>,
 ) -> Result<model::Report, edit::EditError> {
     let started = std::time::Instant::now();
+    let ctx = &check::Context {
+        one_run: true,
+        ..ctx.clone()
+    };
     let mut pool = lsp::Pool::new();
     if let Some(mut watcher) = watcher {
         pool.observer = Some(Box::new(move |servers| {

@@ -410,6 +410,7 @@ impl Daemon {
             run_dir: req.run_dir,
             servers: req.servers,
             options: req.options,
+            one_run: false,
         };
         let job = req.job;
         let pool = &mut self.pool;

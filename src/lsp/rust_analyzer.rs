@@ -76,23 +76,28 @@ pub struct Check {
     /// The pool clock when the last check (or a reload) began: pushes received
     /// after it are of one check (see [`Check::stale`]).
     began: u64,
-    /// The check under way reported a crate checked (a `report` of its progress, one
-    /// per artifact cargo lists, built or fresh).
+    /// No check asked for by lspgate yet: the checks so far are rust-analyzer's own
+    /// first, which it may cancel and restart (see [`Ended`]).
+    first: bool,
+    /// The check under way reported a crate it checked (a `report` of its progress:
+    /// one per artifact cargo built, none for those it found fresh).
     reported: bool,
 }
 
-/// The end of a check: when (the time, and the pool clock), and whether it reported
-/// a crate checked. One that reported none was cancelled (rust-analyzer cancels its
-/// check to restart it, and the new one begins after its 50 ms debounce: at start it
-/// restarts its first check when its workspace settles, and a cancelled one shows as
-/// a begin and an end together) or checked nothing (a crate without dependencies that
-/// does not compile). Only silence after it ends a wait: an answer to a pull proves
-/// nothing about a check still to begin.
+/// The end of a check: when (the time, and the pool clock), and whether an answer to
+/// a pull sent after it proves the check's pushes in. At start rust-analyzer cancels
+/// its first check to restart it when its workspace settles, the new one beginning
+/// after its 50 ms debounce; a cancelled check shows as a begin and an end together
+/// (seen cold on itertools, its native diagnostics off: the before view was taken at
+/// that end, and the one check that ran was of the edit). So the end of a first
+/// check that reported no crate checked (cancelled, or all of it fresh) is proven by
+/// silence only. Later checks are lspgate's own, asked for by a save, and none
+/// restarts them.
 #[derive(Debug, Clone, Copy)]
 struct Ended {
     at: Instant,
     clock: u64,
-    reported: bool,
+    answer_proves: bool,
 }
 
 impl Check {
@@ -107,6 +112,7 @@ impl Check {
             } else {
                 Stage::Done
             },
+            first: owed,
             ..Check::default()
         }
     }
@@ -115,6 +121,7 @@ impl Check {
     /// debounce) is owed.
     pub fn ask(&mut self) {
         self.stage = Stage::Asked(Instant::now());
+        self.first = false;
     }
 
     /// Whether a publish of a file with `list` is out of date, to be dropped.
@@ -161,7 +168,7 @@ impl Check {
                     self.ended = Some(Ended {
                         at: now,
                         clock,
-                        reported: self.reported,
+                        answer_proves: self.reported || !self.first,
                     });
                 }
                 _ => {}
@@ -197,7 +204,7 @@ impl Check {
         !self.owed()
             && self
                 .ended
-                .is_some_and(|e| e.reported && answered_after(e.clock))
+                .is_some_and(|e| e.answer_proves && answered_after(e.clock))
     }
 
     /// Whether a check asked for has yet to end.
@@ -212,7 +219,7 @@ impl Check {
     /// busy working out which crates the changed files belong to). An answer to a pull
     /// sent after the end, also a task of that pool and queued after them
     /// (`answered_after` the end's pool clock), proves them in, when the check
-    /// reported a crate checked (see [`Ended`]), since lspgate starts
+    /// is not rust-analyzer's first, cancelled (see [`Ended`]), since lspgate starts
     /// it with one worker thread (`numThreads`: with two, a push could finish after
     /// the answer, and did in 2 of 52 runs of the rust-analyzer tests); without one,
     /// `quiet` after the end. A request its main loop answers does not: tried with an
@@ -226,7 +233,7 @@ impl Check {
         !self.owed()
             && self.ended.is_none_or(|e| {
                 now.saturating_duration_since(e.at) >= quiet
-                    || (e.reported && answered_after(e.clock))
+                    || (e.answer_proves && answered_after(e.clock))
             })
     }
 }
@@ -288,11 +295,14 @@ mod tests {
     }
 
     #[test]
-    fn a_check_that_reported_no_crate_ends_only_with_silence() {
+    fn a_first_check_that_reported_no_crate_ends_only_with_silence() {
         // At start: rust-analyzer cancels its first check to restart it when its
         // workspace settles; the cancelled one shows as a begin and an end.
-        let mut check = Check::at_start(true, Path::new("/nowhere"));
-        check.ask();
+        let mut check = Check {
+            stage: Stage::Asked(Instant::now()),
+            first: true,
+            ..Check::default()
+        };
         let t0 = Instant::now() + CHECK_DEBOUNCE;
         check.on_progress(FLYCHECK, "begin", t0, 1);
         check.on_progress(FLYCHECK, "end", t0, 2);
@@ -310,6 +320,13 @@ mod tests {
         check.on_progress(FLYCHECK, "end", t0, 5);
         assert!(check.proven_in(|end| end == 5));
         assert!(check.settled_after(t0, quiet, |end| end == 5));
+        // One lspgate asked for, that found every crate fresh or failed to build
+        // one, reports none and is proven in all the same.
+        check.ask();
+        let t1 = t0 + CHECK_DEBOUNCE;
+        check.on_progress(FLYCHECK, "begin", t1, 6);
+        check.on_progress(FLYCHECK, "end", t1, 7);
+        assert!(check.proven_in(|end| end == 7));
     }
 
     #[test]

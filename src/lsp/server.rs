@@ -526,6 +526,9 @@ impl Server {
                     text: text.to_string(),
                 }],
             };
+            if self.spec.wait.disk_only {
+                return version;
+            }
             let force = self.spec.wait.force_rebuild_unchanged
                 && (blind
                     || !changed && clangd::must_force_rebuild(text, &self.diagnostics_of(path)));
@@ -553,6 +556,9 @@ impl Server {
                 text_since: 1,
             },
         );
+        if self.spec.wait.disk_only {
+            return 1;
+        }
         self.send(protocol::notification::<DidOpenTextDocument>(
             DidOpenTextDocumentParams {
                 text_document: TextDocumentItem {
@@ -568,6 +574,10 @@ impl Server {
 
     /// Tell the server `path` was written to disk, if it has it open and cares.
     pub(super) fn save(&mut self, path: &Path, clock: u64) {
+        if self.spec.wait.disk_only {
+            self.run_check();
+            return;
+        }
         let Some(text) = self.docs.get(path).map(|d| d.text.clone()) else {
             return;
         };
@@ -605,7 +615,7 @@ impl Server {
     }
 
     pub(super) fn close(&mut self, path: &Path, clock: u64) {
-        if self.docs.remove(path).is_some() {
+        if self.docs.remove(path).is_some() && !self.spec.wait.disk_only {
             self.saw_change(clock);
             self.send(protocol::notification::<DidCloseTextDocument>(
                 DidCloseTextDocumentParams {

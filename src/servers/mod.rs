@@ -108,6 +108,14 @@ pub struct WaitProfile {
     /// (rust-analyzer with one worker thread, see `rust_analyzer`).
     #[serde(default)]
     pub pushes_before_answers: bool,
+    /// With `check_after_save`: the server is shown no document. No file is
+    /// opened, changed or closed; a written one is announced by asking for the check
+    /// of every crate (`rust-analyzer/runFlycheck`) instead of a save, and a file is
+    /// asked about with a pull, answered for the text on disk. For a server whose own
+    /// analysis is off, reporting its check of the disk alone (rust-analyzer for one
+    /// written edit, see `rust_analyzer::for_one_written_edit`).
+    #[serde(default)]
+    pub disk_only: bool,
     /// The server rebuilds a file sent again with its text unchanged only when it
     /// sees a reason of its own, and misses some (clangd: a header included after
     /// the file's preamble, a header it did not find; see `lsp::clangd`); such a
@@ -164,6 +172,7 @@ impl Default for WaitProfile {
             first_analysis_quiet: None,
             check_after_save: false,
             pushes_before_answers: false,
+            disk_only: false,
             force_rebuild_unchanged: false,
         }
     }
@@ -463,6 +472,15 @@ pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
         }
     }
     pyright::set_project_wide(spec, on)
+}
+
+/// Set up `spec` for a server that lives for one run of an edit written to disk that
+/// creates no file (lspgate's own process): rust-analyzer then reports its cargo
+/// check alone (see `rust_analyzer::for_one_written_edit`).
+pub fn for_one_written_edit(spec: &mut ServerSpec) {
+    if spec.origin == Origin::BuiltIn && spec.name == rust_analyzer::RUST_ANALYZER {
+        rust_analyzer::for_one_written_edit(spec);
+    }
 }
 
 /// Whether the server analyses its whole project, as its settings now say once every
