@@ -131,7 +131,7 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Reso
                 t.before.is_none() || t.renamed_from.is_some()
             });
             if !creates {
-                crate::servers::for_one_written_edit(&mut g.spec);
+                crate::servers::for_one_written_edit(&mut g.spec, &g.root);
             }
         }
     }

@@ -474,12 +474,12 @@ pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
     pyright::set_project_wide(spec, on)
 }
 
-/// Set up `spec` for a server that lives for one run of an edit written to disk that
-/// creates no file (lspgate's own process): rust-analyzer then reports its cargo
-/// check alone (see `rust_analyzer::for_one_written_edit`).
-pub fn for_one_written_edit(spec: &mut ServerSpec) {
+/// Set up `spec` for a server at `root` that lives for one run of an edit written to
+/// disk that creates no file (lspgate's own process): rust-analyzer then reports its
+/// cargo check alone (see `rust_analyzer::for_one_written_edit`).
+pub fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
     if spec.origin == Origin::BuiltIn && spec.name == rust_analyzer::RUST_ANALYZER {
-        rust_analyzer::for_one_written_edit(spec);
+        rust_analyzer::for_one_written_edit(spec, root);
     }
 }
 

@@ -1,5 +1,6 @@
 //! rust-analyzer: its entry, its waits, and what an untrusted project may set for it.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -87,21 +88,25 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
     }
 }
 
-/// A server started for one edit, written to disk, that creates no file: its
-/// `cargo check` (rustc's word on every file of the crate, the batch checker's) is
-/// the whole report. Its first analysis of a file costs more than the check: on a
-/// cold itertools it answered the first pull after 2.3 s, loading the standard
-/// library's names, against 0.2-0.9 s for `cargo check`. So its own analysis is
-/// switched off (`diagnostics.enable`) and it is shown no document (`disk_only`):
-/// after a change it works out whether the file belongs to a proc-macro crate, and
-/// after a save which crates it belongs to, each the same first analysis on its one
-/// worker thread (2.7 s and 1.9 s before a pull was answered or the check began);
-/// the check is asked for with `runFlycheck`. Its own diagnostics say little more than rustc's (lspgate drops its
-/// copies of them); what only they say goes unsaid in such a run: a file no crate
-/// includes (hence no created file), its hints. Not for a dry run, a review or the
-/// daemon, whose changes its check cannot see or which may meet one next.
-pub(super) fn for_one_written_edit(spec: &mut ServerSpec) {
-    if !spec.wait.check_after_save {
+/// A server started for one edit, written to disk, that creates no file, at the root
+/// of a Cargo workspace (where there is a check to run): its `cargo check` (rustc's
+/// word on every file of the crate, the batch checker's) is the whole report.
+///
+/// Its first analysis of a file costs more than the check: on a cold itertools it
+/// answered the first pull after 2.3 s, loading the standard library's names,
+/// against 0.2-0.9 s for `cargo check`. So its own analysis is switched off
+/// (`diagnostics.enable`) and it is shown no document (`disk_only`): after a change
+/// it works out whether the file belongs to a proc-macro crate, and after a save
+/// which crates it belongs to, each the same first analysis on its one worker thread
+/// (2.7 s and 1.9 s before a pull was answered or the check began); the check is
+/// asked for with `runFlycheck`.
+///
+/// Its own diagnostics say little more than rustc's (lspgate drops its copies of
+/// them); what only they say goes unsaid in such a run: a file no crate includes
+/// (hence no created file), its hints. Not for a dry run, a review or the daemon,
+/// whose changes its check cannot see or which may meet one next.
+pub(super) fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
+    if !spec.wait.check_after_save || !root.join("Cargo.toml").is_file() {
         return;
     }
     spec.wait.disk_only = true;
@@ -220,8 +225,11 @@ mod tests {
 
     #[test]
     fn one_written_edit_is_reported_by_its_check_alone() {
+        let crate_root = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(crate_root.path().join("Cargo.toml"), "").expect("Cargo.toml written");
+        let root = crate_root.path();
         let mut spec = rust_analyzer_spec();
-        for_one_written_edit(&mut spec);
+        for_one_written_edit(&mut spec, root);
         let options = spec.initialization_options.clone().unwrap_or_default();
         assert_eq!(options["diagnostics"]["enable"], json!(false));
         assert_eq!(options["numThreads"], json!(1), "the rest kept");
@@ -229,7 +237,7 @@ mod tests {
 
         let mut own = rust_analyzer_spec();
         own.initialization_options = Some(json!({ "diagnostics": { "disabled": ["E0001"] } }));
-        for_one_written_edit(&mut own);
+        for_one_written_edit(&mut own, root);
         let options = own.initialization_options.unwrap_or_default();
         assert_eq!(options["diagnostics"]["enable"], json!(false));
         assert_eq!(options["diagnostics"]["disabled"], json!(["E0001"]));
@@ -237,10 +245,15 @@ mod tests {
         // No check after a save: its own analysis is all there is.
         let mut unchecked = rust_analyzer_spec();
         unchecked.wait.check_after_save = false;
-        for_one_written_edit(&mut unchecked);
+        for_one_written_edit(&mut unchecked, root);
         assert!(!unchecked.wait.disk_only);
         let options = unchecked.initialization_options.unwrap_or_default();
         assert!(options.get("diagnostics").is_none());
+
+        // No Cargo workspace: no check to run.
+        let mut detached = rust_analyzer_spec();
+        for_one_written_edit(&mut detached, &root.join("elsewhere"));
+        assert!(!detached.wait.disk_only);
     }
 
     #[test]
