@@ -1,7 +1,7 @@
-//! C-family source text as the preprocessor reads it, for the two places that read
-//! it without a compiler: clangd's preamble (`lsp::clangd`) and which headers an
-//! edit can break (`dependents`). Written here because what they need is two small
-//! rules, not a C parser.
+//! C-family source text as the preprocessor reads it, for the places that read it
+//! without a compiler: clangd's preamble (`lsp::clangd`), which files include which
+//! and which headers an edit can break (`dependents`). Written here because what they
+//! need is a few small rules, not a C parser.
 
 /// `text` with each comment turned into a space, its line breaks kept, so that every
 /// line stays where it was. String literals are not parsed: a `/*` inside one only
@@ -51,6 +51,24 @@ pub fn is_include(name: &str) -> bool {
     matches!(name, "include" | "include_next" | "import")
 }
 
+/// The files `text` includes: the name in quotes or angle brackets after each
+/// include directive (see [`is_include`]).
+pub fn included_files(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let (_, rest) = directive(line).filter(|(name, _)| is_include(name))?;
+            let rest = rest.trim_start();
+            let close = match rest.chars().next()? {
+                '"' => '"',
+                '<' => '>',
+                _ => return None,
+            };
+            let body = &rest[1..];
+            Some(body[..body.find(close)?].to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +94,12 @@ mod tests {
         assert_eq!(directive("int x;"), None);
         assert!(is_include("include_next"));
         assert!(!is_include("define"));
+    }
+
+    #[test]
+    fn the_files_included_are_named_in_quotes_or_brackets() {
+        let text = "#include \"a.h\"\n  #  include <lib/b.h>\n#import \"c.h\"\n\
+                    #include_next <d.h>\n#define X \"e.h\"\n#include MACRO\n";
+        assert_eq!(included_files(text), ["a.h", "lib/b.h", "c.h", "d.h"]);
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::c_source;
 use crate::paths::normalize;
 
 use crate::servers::languages;
@@ -268,7 +269,7 @@ impl<'a> Resolver<'a> {
     fn c(&self, path: &Path, text: &str) -> Vec<Import> {
         let dir = path.parent().unwrap_or(Path::new("/"));
         let mut out = Vec::new();
-        for included in c_includes(text) {
+        for included in c_source::included_files(text) {
             let beside = normalize(&dir.join(&included));
             if self.known.contains(&beside) {
                 out.push(Import {
@@ -489,26 +490,6 @@ fn matches_pattern<'s>(pattern: &str, spec: &'s str) -> Option<&'s str> {
     }
 }
 
-/// The files `#include`d (or `#import`ed) by a C-family text.
-fn c_includes(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|line| {
-            let rest = line.trim_start().strip_prefix('#')?.trim_start();
-            let rest = rest
-                .strip_prefix("include")
-                .or_else(|| rest.strip_prefix("import"))?
-                .trim_start();
-            let close = match rest.chars().next()? {
-                '"' => '"',
-                '<' => '>',
-                _ => return None,
-            };
-            let body = &rest[1..];
-            Some(body[..body.find(close)?].to_string())
-        })
-        .collect()
-}
-
 /// The import paths of a Go file: `import "x"`, `import alias "x"`, and the lines of
 /// an `import ( … )` block.
 fn go_imports(text: &str) -> Vec<String> {
@@ -650,11 +631,5 @@ mod tests {
             go_imports(text),
             ["fmt", "example.com/m/b", "example.com/m/c"]
         );
-    }
-
-    #[test]
-    fn c_include_forms() {
-        let text = "#include \"a.h\"\n  #  include <lib/b.h>\n#import \"c.h\"\n#define X \"d.h\"\n";
-        assert_eq!(c_includes(text), ["a.h", "lib/b.h", "c.h"]);
     }
 }
