@@ -615,15 +615,17 @@ impl Server {
     }
 
     pub(super) fn close(&mut self, path: &Path, clock: u64) {
-        if self.docs.remove(path).is_some() && !self.spec.wait.disk_only {
+        if self.docs.remove(path).is_some() {
             self.saw_change(clock);
-            self.send(protocol::notification::<DidCloseTextDocument>(
-                DidCloseTextDocumentParams {
-                    text_document: TextDocumentIdentifier {
-                        uri: uri::from_path(path),
+            if !self.spec.wait.disk_only {
+                self.send(protocol::notification::<DidCloseTextDocument>(
+                    DidCloseTextDocumentParams {
+                        text_document: TextDocumentIdentifier {
+                            uri: uri::from_path(path),
+                        },
                     },
-                },
-            ));
+                ));
+            }
         }
         // A server analysing its whole workspace goes on reporting a closed file
         // (and publishes an empty list for a deleted one): what it said stands.

@@ -575,3 +575,29 @@ fn the_clock_orders_what_is_sent_and_what_comes_back() {
     let tick = pool.tick();
     assert_eq!(pool.clock(), tick);
 }
+
+/// rust-analyzer for one written edit (`WaitProfile::disk_only`): shown no document,
+/// it hears of a written file only as a request for the check of every crate.
+#[test]
+fn a_server_shown_no_document_hears_only_of_the_check() {
+    let wait = WaitProfile {
+        check_after_save: true,
+        disk_only: true,
+        ..WaitProfile::default()
+    };
+    let (mut pool, id, peer) = started(wait, json!({}));
+    pool.open_or_change(id, &path(), "fn a() {}\n");
+    pool.open_or_change(id, &path(), "fn b() {}\n");
+    let version = pool.server(id).doc(&path()).map(|d| d.version);
+    assert_eq!(version, Some(2), "lspgate keeps its view");
+    pool.save(id, &path());
+    assert!(pool.server(id).owes_check());
+    pool.close(id, &path());
+    assert_eq!(method(&next(&peer)), "rust-analyzer/runFlycheck");
+    let rest: Vec<String> = peer
+        .received
+        .try_iter()
+        .map(|m| method(&m).to_string())
+        .collect();
+    assert!(rest.is_empty(), "sent {rest:?}");
+}
