@@ -30,6 +30,12 @@ pub(super) struct Tracked {
 }
 
 impl Tracked {
+    /// Whether the edit brings the file into being at its path (a new file, or the
+    /// new name of a renamed one).
+    pub fn appears(&self) -> bool {
+        self.before.is_none() || self.renamed_from.is_some()
+    }
+
     /// Whether the edit, now on disk, changed the file's text but neither its size nor
     /// its modification time in whole seconds (a name renamed to one as long, written
     /// within the second of the previous write, as an undo and a redo are): a change

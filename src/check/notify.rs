@@ -72,7 +72,7 @@ pub(super) fn notify(
                     targets.primary.extend(unchanged(pool, g, s, &t.path, text));
                 }
                 Some(text) => {
-                    if t.before.is_none() || t.renamed_from.is_some() {
+                    if t.appears() {
                         watched.push((t.path.clone(), FileChangeType::CREATED));
                     }
                     // pyright (workspace mode) takes an opened file's text for the

@@ -126,11 +126,7 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Reso
     }
     if ctx.one_run && written {
         for g in &mut out.groups {
-            let creates = g.files.iter().any(|&i| {
-                let t = &tracked[i];
-                t.before.is_none() || t.renamed_from.is_some()
-            });
-            if !creates {
+            if !g.files.iter().any(|&i| tracked[i].appears()) {
                 crate::servers::for_one_written_edit(&mut g.spec, &g.root);
             }
         }

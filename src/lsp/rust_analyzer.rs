@@ -102,10 +102,9 @@ struct Ended {
 
 impl Check {
     /// A server starting at `root`: it owes its first check if it runs one at start
-    /// (once it has loaded a Cargo workspace; with none it checks nothing until a
-    /// save).
+    /// (`servers::checks_at_start`).
     pub fn at_start(applies: bool, root: &Path) -> Check {
-        let owed = applies && root.join("Cargo.toml").is_file();
+        let owed = applies && crate::servers::checks_at_start(root);
         Check {
             stage: if owed {
                 Stage::Asked(Instant::now())

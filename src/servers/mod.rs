@@ -30,6 +30,7 @@ pub mod typescript;
 pub mod version;
 
 pub use clangd::project_units;
+pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;
 
 use std::path::{Path, PathBuf};

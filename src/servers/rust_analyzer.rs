@@ -106,7 +106,7 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
 /// (hence no created file), its hints. Not for a dry run, a review or the daemon,
 /// whose changes its check cannot see or which may meet one next.
 pub(super) fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
-    if !spec.wait.check_after_save || !root.join("Cargo.toml").is_file() {
+    if !spec.wait.check_after_save || !checks_at_start(root) {
         return;
     }
     spec.wait.disk_only = true;
@@ -117,6 +117,13 @@ pub(super) fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
             diagnostics.insert("enable".into(), Value::Bool(false));
         }
     }
+}
+
+/// Whether rust-analyzer started at `root` runs a check of its own once it has loaded
+/// the workspace: only where it finds a Cargo workspace; with none it checks nothing
+/// until a save.
+pub fn checks_at_start(root: &Path) -> bool {
+    root.join("Cargo.toml").is_file()
 }
 
 /// What `key` is set to in the spec's initialization options and in its settings
