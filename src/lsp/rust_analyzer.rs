@@ -206,6 +206,11 @@ impl Check {
                 .is_some_and(|e| e.answer_proves && answered_after(e.clock))
     }
 
+    /// Whether a check was asked for and none has begun since.
+    pub fn asked(&self) -> bool {
+        matches!(self.stage, Stage::Asked(_))
+    }
+
     /// Whether a check asked for has yet to end.
     pub fn owed(&self) -> bool {
         self.stage != Stage::Done
@@ -229,11 +234,11 @@ impl Check {
         quiet: Duration,
         answered_after: impl FnOnce(u64) -> bool,
     ) -> bool {
-        !self.owed()
-            && self.ended.is_none_or(|e| {
-                now.saturating_duration_since(e.at) >= quiet
-                    || (e.answer_proves && answered_after(e.clock))
-            })
+        self.proven_in(answered_after)
+            || !self.owed()
+                && self
+                    .ended
+                    .is_none_or(|e| now.saturating_duration_since(e.at) >= quiet)
     }
 }
 

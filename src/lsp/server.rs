@@ -526,21 +526,18 @@ impl Server {
                     text: text.to_string(),
                 }],
             };
-            if self.spec.wait.disk_only {
-                return version;
-            }
             let force = self.spec.wait.force_rebuild_unchanged
                 && (blind
                     || !changed && clangd::must_force_rebuild(text, &self.diagnostics_of(path)));
             if force {
-                self.send(protocol::notification::<clangd::DidChangeForcingRebuild>(
+                self.send_document(protocol::notification::<clangd::DidChangeForcingRebuild>(
                     clangd::ForcingRebuildParams {
                         change,
                         force_rebuild: true,
                     },
                 ));
             } else {
-                self.send(protocol::notification::<DidChangeTextDocument>(change));
+                self.send_document(protocol::notification::<DidChangeTextDocument>(change));
             }
             return version;
         }
@@ -556,10 +553,7 @@ impl Server {
                 text_since: 1,
             },
         );
-        if self.spec.wait.disk_only {
-            return 1;
-        }
-        self.send(protocol::notification::<DidOpenTextDocument>(
+        self.send_document(protocol::notification::<DidOpenTextDocument>(
             DidOpenTextDocumentParams {
                 text_document: TextDocumentItem {
                     uri,
@@ -572,10 +566,22 @@ impl Server {
         1
     }
 
+    /// Send a notification about a document: none to a server shown no document
+    /// (`WaitProfile::disk_only`), which lspgate still keeps the documents of.
+    fn send_document(&mut self, msg: Message) {
+        if !self.spec.wait.disk_only {
+            self.send(msg);
+        }
+    }
+
     /// Tell the server `path` was written to disk, if it has it open and cares.
     pub(super) fn save(&mut self, path: &Path, clock: u64) {
         if self.spec.wait.disk_only {
-            self.run_check();
+            // The edit is on disk before the servers hear of it: one check, asked
+            // for at the first file's save, reads every file the edit wrote.
+            if !self.check.asked() {
+                self.run_check();
+            }
             return;
         }
         let Some(text) = self.docs.get(path).map(|d| d.text.clone()) else {
@@ -617,15 +623,13 @@ impl Server {
     pub(super) fn close(&mut self, path: &Path, clock: u64) {
         if self.docs.remove(path).is_some() {
             self.saw_change(clock);
-            if !self.spec.wait.disk_only {
-                self.send(protocol::notification::<DidCloseTextDocument>(
-                    DidCloseTextDocumentParams {
-                        text_document: TextDocumentIdentifier {
-                            uri: uri::from_path(path),
-                        },
+            self.send_document(protocol::notification::<DidCloseTextDocument>(
+                DidCloseTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: uri::from_path(path),
                     },
-                ));
-            }
+                },
+            ));
         }
         // A server analysing its whole workspace goes on reporting a closed file
         // (and publishes an empty list for a deleted one): what it said stands.

@@ -601,3 +601,25 @@ fn a_server_shown_no_document_hears_only_of_the_check() {
         .collect();
     assert!(rest.is_empty(), "sent {rest:?}");
 }
+
+#[test]
+fn an_edit_of_several_files_asks_a_server_shown_no_document_for_one_check() {
+    let wait = WaitProfile {
+        check_after_save: true,
+        disk_only: true,
+        ..WaitProfile::default()
+    };
+    let (mut pool, id, peer) = started(wait, json!({}));
+    let other = path().with_file_name("other.rs");
+    pool.open_or_change(id, &path(), "fn a() {}\n");
+    pool.open_or_change(id, &other, "fn b() {}\n");
+    pool.save(id, &path());
+    pool.save(id, &other);
+    assert_eq!(method(&next(&peer)), "rust-analyzer/runFlycheck");
+    let rest: Vec<String> = peer
+        .received
+        .try_iter()
+        .map(|m| method(&m).to_string())
+        .collect();
+    assert!(rest.is_empty(), "sent {rest:?}");
+}
