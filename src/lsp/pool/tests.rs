@@ -576,16 +576,29 @@ fn the_clock_orders_what_is_sent_and_what_comes_back() {
     assert_eq!(pool.clock(), tick);
 }
 
-/// rust-analyzer for one written edit (`WaitProfile::disk_only`): shown no document,
-/// it hears of a written file only as a request for the check of every crate.
-#[test]
-fn a_server_shown_no_document_hears_only_of_the_check() {
+/// rust-analyzer for one written edit (`WaitProfile::disk_only`), started.
+fn started_shown_no_document() -> (Pool, ServerId, MemoryPeer) {
     let wait = WaitProfile {
         check_after_save: true,
         disk_only: true,
         ..WaitProfile::default()
     };
-    let (mut pool, id, peer) = started(wait, json!({}));
+    started(wait, json!({}))
+}
+
+/// The methods of what the client sent and the peer has not read yet.
+fn unread_methods(peer: &MemoryPeer) -> Vec<String> {
+    peer.received
+        .try_iter()
+        .map(|m| method(&m).to_string())
+        .collect()
+}
+
+/// Shown no document, rust-analyzer hears of a written file only as a request for
+/// the check of every crate.
+#[test]
+fn a_server_shown_no_document_hears_only_of_the_check() {
+    let (mut pool, id, peer) = started_shown_no_document();
     pool.open_or_change(id, &path(), "fn a() {}\n");
     pool.open_or_change(id, &path(), "fn b() {}\n");
     let version = pool.server(id).doc(&path()).map(|d| d.version);
@@ -594,32 +607,19 @@ fn a_server_shown_no_document_hears_only_of_the_check() {
     assert!(pool.server(id).owes_check());
     pool.close(id, &path());
     assert_eq!(method(&next(&peer)), "rust-analyzer/runFlycheck");
-    let rest: Vec<String> = peer
-        .received
-        .try_iter()
-        .map(|m| method(&m).to_string())
-        .collect();
+    let rest = unread_methods(&peer);
     assert!(rest.is_empty(), "sent {rest:?}");
 }
 
 #[test]
 fn an_edit_of_several_files_asks_a_server_shown_no_document_for_one_check() {
-    let wait = WaitProfile {
-        check_after_save: true,
-        disk_only: true,
-        ..WaitProfile::default()
-    };
-    let (mut pool, id, peer) = started(wait, json!({}));
+    let (mut pool, id, peer) = started_shown_no_document();
     let other = path().with_file_name("other.rs");
     pool.open_or_change(id, &path(), "fn a() {}\n");
     pool.open_or_change(id, &other, "fn b() {}\n");
     pool.save(id, &path());
     pool.save(id, &other);
     assert_eq!(method(&next(&peer)), "rust-analyzer/runFlycheck");
-    let rest: Vec<String> = peer
-        .received
-        .try_iter()
-        .map(|m| method(&m).to_string())
-        .collect();
+    let rest = unread_methods(&peer);
     assert!(rest.is_empty(), "sent {rest:?}");
 }
