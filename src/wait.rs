@@ -44,11 +44,12 @@ pub struct Target {
 }
 
 impl Target {
-    /// A target for `path`, which server `s` is asked about without opening it: any
-    /// answer to a pull sent after the last change to what the server sees is fresh,
-    /// so an answer the daemon already holds (the last run's, or its refresh after
-    /// files changed behind its back) is used as it is.
-    pub fn unopened(pool: &Pool, s: ServerId, path: &std::path::Path) -> Target {
+    /// A target for `path`, which server `s` is asked about by a pull without being
+    /// sent its text (it is not open, or open with the text it has): any answer to a
+    /// pull sent after the last change to what the server sees is fresh, so an answer
+    /// the daemon already holds (the last run's, or its refresh after files changed
+    /// behind its back) is used as it is.
+    pub fn pulled(pool: &Pool, s: ServerId, path: &std::path::Path) -> Target {
         Target {
             server: s,
             path: path.to_path_buf(),

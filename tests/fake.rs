@@ -895,10 +895,31 @@ fn breaking_a_dependent_with_a_pull_server() {
         .run();
     out.assert_code(1)
         .stdout_contains("Error: b.fake:1:1 [fake][E2] unknown name greet");
-    assert!(
-        out.fake_methods()
-            .iter()
-            .any(|m| m == "textDocument/diagnostic"),
+    // b is opened for the before view and then only pulled again: its text, which the
+    // edit did not change, is not sent a second time (each would be parsed afresh).
+    let b: Vec<(String, String)> = out
+        .fake_log()
+        .iter()
+        .filter(|e| e["event"] == "recv")
+        .filter(|e| e["uri"].as_str().is_some_and(|u| u.ends_with("/b.fake")))
+        .filter_map(|e| {
+            e["method"]
+                .as_str()
+                .map(|m| (m.to_owned(), e["version"].to_string()))
+        })
+        .collect();
+    let pulls = b
+        .iter()
+        .filter(|(m, _)| m == "textDocument/diagnostic")
+        .count();
+    let sent: Vec<_> = b
+        .iter()
+        .filter(|(m, _)| m != "textDocument/diagnostic")
+        .collect();
+    assert_eq!(pulls, 2, "one pull before the edit, one after\n{out}");
+    assert_eq!(
+        sent,
+        [&("textDocument/didOpen".to_owned(), "1".to_owned())],
         "{out}"
     );
     out.assert_no_orphans();

@@ -136,7 +136,7 @@ pub(super) fn take(
         targets.extend(shown);
         for d in &g.dependents {
             if super::servers::pulls_unopened(g) {
-                targets.push(Target::unopened(pool, s, d));
+                targets.push(Target::pulled(pool, s, d));
                 continue;
             }
             let Ok(text) = std::fs::read_to_string(d) else {

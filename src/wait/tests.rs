@@ -766,12 +766,12 @@ fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
     let pulls = Arc::new(AtomicUsize::new(0));
     let (mut pool, s) = answering_pulls(json!([]), Arc::clone(&pulls));
     let closed = other_path();
-    let target = Target::unopened(&pool, s, &closed);
+    let target = Target::pulled(&pool, s, &closed);
     let first = settle(&mut pool, &[target], within(3000));
     assert!(first.complete(), "{:?}", first.unsettled);
     assert_eq!(pulls.load(Ordering::SeqCst), 1);
     // Nothing changed: the answer held is the answer, nothing is asked.
-    let target = Target::unopened(&pool, s, &closed);
+    let target = Target::pulled(&pool, s, &closed);
     let again = settle(&mut pool, &[target], within(3000));
     assert!(again.complete(), "{:?}", again.unsettled);
     assert_eq!(
@@ -785,7 +785,7 @@ fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
     assert!(pool.server(s).stale_pulls().is_empty());
     change_to(&mut pool, s, "new text");
     assert_eq!(pool.server(s).stale_pulls(), vec![closed.clone()]);
-    let target = Target::unopened(&pool, s, &closed);
+    let target = Target::pulled(&pool, s, &closed);
     let changed = settle(&mut pool, &[target], within(3000));
     assert!(changed.complete(), "{:?}", changed.unsettled);
     assert_eq!(pulls.load(Ordering::SeqCst), 2);
