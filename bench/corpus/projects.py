@@ -83,7 +83,7 @@ PROJECTS = [
             notes="883 modules; pyrightconfig.json include [\"django\"]; tests/ and docs/ "
                   "removed so the project is what the checker checks"),
     Project("mobx", "TypeScript 6", "npm:mobx@6.13.7", ["tsc", "--noEmit", "-p", "."],
-            "tsc --noEmit (6)", gitignore=("node_modules/",), recheck="",
+            "tsc --noEmit (6)", gitignore=("node_modules/",), recheck="tsls",
             notes="58 .ts files under src/, re-export barrel src/internal.ts; tsconfig.json "
                   "written by fetch.py; @types/node@22.20.5 from npm; global TypeScript 6"),
     Project("mobx-ts7", "TypeScript 7", "npm:mobx@6.13.7+typescript@7.0.2",

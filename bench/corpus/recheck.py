@@ -18,9 +18,20 @@ and deleted files), and times until the server has said all it will say about it
             flycheck's end. A deleted module has no save to start it: not measured.
   tsgo      TypeScript 7's `tsc --lsp` is pull-only: didChange → every project file
             pulled again (the answers are final).
+  tsls      typescript-language-server (TypeScript 6) has neither a project-wide mode
+            nor pull, and pushes only for open files after a debounce of its own
+            (300 ms or more): every project file is opened first, and its diagnostics
+            asked of tsserver directly (`typescript.tsserverRequest`, the syntactic,
+            semantic and suggestion ones); didChange → the last answer.
 
-typescript-language-server (TypeScript 6) has neither a project-wide mode nor pull:
-what it re-checks for closed files cannot be timed honestly, so that column is blank.
+The cold floor (`measure_cold`) is the same client started afresh for each case: the
+server's start-up and its view of the files the edit touches, opened as above, then its
+re-check of the edit, each timed to the server's last word (the client's own quiet
+waits left out). pyright's start-up is its analysis of the whole workspace; clangd is
+shown only the units that include an edited file, as a cold check must build them;
+rust-analyzer's is its workspace load, and its one check is the edit's. It is what the
+server itself costs for one cold check by any client: lspgate's cold run has it as
+its floor.
 
 Every wait has a deadline; a case whose wait ran out is reported as a timeout, not as
 a number. Between cases the edit is undone the same way and the server left to settle.
@@ -29,12 +40,14 @@ a number. Between cases the edit is undone the same way and the server left to s
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from lsp_client import Client, ServerGone  # noqa: E402
+from lsp_client import Client, ServerGone, path_uri  # noqa: E402
 
 from common import apply_diff, parse_diff, restore  # noqa: E402
 from projects import Project  # noqa: E402
@@ -52,9 +65,53 @@ SERVERS = {
                       {"checkOnSave": True, "check": {"allTargets": True},
                        "cachePriming": {"enable": False}, "numThreads": 1}),
     "tsgo": (["node_modules/.bin/tsc", "--lsp", "--stdio"], None, None),
+    # lspgate's initialization options; tsserver.path is set at start (the global
+    # TypeScript, as lspgate pins it).
+    "tsls": (["typescript-language-server", "--stdio"], None,
+             {"preferences": {}, "disableAutomaticTypingAcquisition": True,
+              "tsserver": {"useSyntaxServer": "never"}}),
 }
 LANGUAGE_IDS = {".py": "python", ".go": "go", ".c": "c", ".h": "c", ".rs": "rust",
                 ".ts": "typescript"}
+TSSERVER_KINDS = ("syntacticDiagnosticsSync", "semanticDiagnosticsSync",
+                  "suggestionDiagnosticsSync")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+C_FILES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh")
+
+
+def includers(root: Path, files: set[Path]) -> set[Path]:
+    """`files` and every file under `root` that includes one of them, transitively,
+    by a quoted include resolved against the including file's directory, then `root`."""
+    sources = [p for p in root.rglob("*") if p.suffix in C_FILES and p.is_file()]
+    included_by: dict[Path, set[Path]] = {}
+    for src in sources:
+        for name in INCLUDE.findall(src.read_text(errors="replace")):
+            for base in (src.parent, root):
+                target = (base / name).resolve()
+                if target.is_file():
+                    included_by.setdefault(target, set()).add(src.resolve())
+                    break
+    seen = {f.resolve() for f in files}
+    todo = list(seen)
+    while todo:
+        for parent in included_by.get(todo.pop(), ()):
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return seen
+
+
+def edited_files(diff: Path, root: Path) -> list[tuple[Path, str]]:
+    """(path, "modified" | "created" | "deleted") for each file the diff touches."""
+    states = []
+    for d in parse_diff(diff.read_text()):
+        if d.old and d.new:
+            states.append((root / d.new, "modified"))
+        elif d.new:
+            states.append((root / d.new, "created"))
+        else:
+            states.append((root / d.old, "deleted"))
+    return states
 
 
 class Silent(Exception):
@@ -64,10 +121,20 @@ class Silent(Exception):
 
 class Recheck:
     def __init__(self, kind: str, root: Path, env: dict, startup_timeout: float,
-                 timeout: float):
+                 timeout: float, units: set[Path] | None = None, first: tuple = ()):
+        """`units`: for clangd, the translation units to open (default: every one of
+        compile_commands.json). `first`: files to open right after `initialize`, so
+        that the start-up's last word includes the server's view of them (gopls
+        checks a file when it is opened, and signals nothing while it does)."""
         cmd, settings, init = SERVERS[kind]
         if cmd[0].startswith("node_modules/"):
             cmd = [str(root / cmd[0]), *cmd[1:]]
+        if kind == "tsls":
+            tsc = shutil.which("tsc")
+            if tsc is None:
+                raise OSError("tsls: no global tsc, whose tsserver lspgate runs")
+            tsserver = Path(tsc).resolve().parent.parent / "lib" / "tsserver.js"
+            init = dict(init, tsserver=dict(init["tsserver"], path=str(tsserver)))
         self.kind = kind
         self.root = root
         self.timeout = timeout
@@ -75,13 +142,27 @@ class Recheck:
         self.client = Client(cmd, root, settings, env=env)
         self.client.initialize(init, startup_timeout, pull=(kind != "pyright"))
         t0 = time.monotonic()
+        # Seconds from the spawn to the server's last word on its start-up analysis.
+        self.started: float | None = None
+        if kind != "tsgo":
+            for path in first:
+                self.open(path)
+        # Seconds from the spawn to its last word before the last case's edit.
+        self.ready = 0.0
         if kind == "clangd":
-            for entry in json.loads((root / "compile_commands.json").read_text()):
-                self.open(root / entry["file"])
-            uris = {f"file://{root / e['file']}" for e in
-                    json.loads((root / "compile_commands.json").read_text())}
+            wanted = [root / e["file"] for e in
+                      json.loads((root / "compile_commands.json").read_text())]
+            if units is not None:
+                wanted = [u for u in wanted if u.resolve() in units]
+            for unit in wanted:
+                self.open(unit)
+            uris = {path_uri(u) for u in wanted}
             self.client.pump(lambda: uris <= {p.get("uri") for _, p in self.client.publishes},
                              startup_timeout)
+        if kind == "tsls":
+            for path in self._ts_files():
+                self.open(path)
+            self.started = self._ask_tsserver(startup_timeout) - self.client.t_spawn
         if kind == "pyright":
             # Its workspace analysis starts a while after `initialized` (a second or
             # more on 883 files) and is bracketed by progress: wait for its end.
@@ -92,6 +173,36 @@ class Recheck:
         left = startup_timeout - (time.monotonic() - t0)
         if not self.client.pump_quiet(QUIET, max(left, 1.0)):
             raise TimeoutError(f"{kind}: start-up analysis not over within {startup_timeout:.0f}s")
+        if self.started is None:
+            last = self.client.last_activity_after(self.client.t_spawn)
+            self.started = (last if last is not None else t0) - self.client.t_spawn
+
+    def _ready_before(self, since: float) -> float:
+        """Seconds from the spawn to the server's last word before `since`: its start-up
+        analysis and its view of the files just opened (gopls says nothing of a clean
+        workspace at start and checks a file when it is opened). typescript-language-
+        server's pushes, after its own debounce, are not waited for: its answers are."""
+        if self.kind == "tsls":
+            return self.started or 0.0
+        times = [t for t, _ in self.client.publishes if t < since]
+        times += [t for t, kind, _, _ in self.client.progress_events
+                  if t < since and kind == "end"]
+        last = max(times, default=self.client.t_spawn) - self.client.t_spawn
+        return max(last, self.started or 0.0)
+
+    def _ts_files(self) -> list[Path]:
+        return sorted(p for p in (self.root / "src").rglob("*.ts")
+                      if "node_modules" not in p.parts)
+
+    def _ask_tsserver(self, timeout: float) -> float:
+        """Ask tsserver for every open file's diagnostics; the time of the last answer."""
+        ids = [self.client.request("workspace/executeCommand",
+                                   {"command": "typescript.tsserverRequest",
+                                    "arguments": [kind, {"file": str(path)}]})
+               for path in self.versions for kind in TSSERVER_KINDS]
+        if not self.client.pump(lambda: all(i in self.client.responses for i in ids), timeout):
+            raise TimeoutError(f"tsls: tsserver requests unanswered after {timeout:.0f}s")
+        return max(self.client.responses.pop(i)[0] for i in ids)
 
     def open(self, path: Path) -> None:
         if path in self.versions:
@@ -119,6 +230,8 @@ class Recheck:
 
     def _wait(self, since: float) -> float:
         """Milliseconds from `since` to the server's last word on the change."""
+        if self.kind == "tsls":
+            return (self._ask_tsserver(self.timeout) - since) * 1000
         if self.kind == "tsgo":
             files = sorted((self.root / "src").rglob("*.ts"))
             ids = [self.client.request("textDocument/diagnostic",
@@ -148,15 +261,7 @@ class Recheck:
     def case(self, diff: Path) -> float | None:
         """Milliseconds for the server's re-check of `diff`; None when it cannot be
         started the way an editor would."""
-        files = parse_diff(diff.read_text())
-        states = []
-        for d in files:
-            if d.old and d.new:
-                states.append((self.root / d.new, "modified"))
-            elif d.new:
-                states.append((self.root / d.new, "created"))
-            else:
-                states.append((self.root / d.old, "deleted"))
+        states = edited_files(diff, self.root)
         if self.kind == "rust-analyzer" and not any(s == "modified" for _, s in states):
             return None
         for path, state in states:
@@ -165,6 +270,7 @@ class Recheck:
         self.client.pump_quiet(QUIET / 2, self.timeout)
         apply_diff(self.root, diff)
         since = time.monotonic()
+        self.ready = self._ready_before(since)
         try:
             self._show(states)
             return self._wait(since)
@@ -176,7 +282,7 @@ class Recheck:
             self._show(undo)
             for path, state in undo:
                 if state == "created" and path.suffix in LANGUAGE_IDS and \
-                        self.kind != "tsgo":
+                        self.kind not in ("tsgo", "tsls"):
                     self.open(path)
             try:
                 self._wait(undone)
@@ -212,4 +318,37 @@ def measure(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
     finally:
         session.close()
         restore(root)
+    return out
+
+
+def measure_cold(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
+                 startup_timeout: float = 300, timeout: float = 120) -> dict[str, object]:
+    """The cold floor of each case: {case: milliseconds of a fresh server's start-up
+    analysis plus its re-check of the edit | None | "timeout: ..." | ...}."""
+    if not p.recheck:
+        return {}
+    out: dict[str, object] = {}
+    for name, diff in cases:
+        restore(root)
+        units = None
+        if p.recheck == "clangd":
+            units = includers(root, {path for path, _ in edited_files(diff, root)})
+        first = tuple(path for path, state in edited_files(diff, root) if state == "modified")
+        try:
+            session = Recheck(p.recheck, root, env, startup_timeout, timeout, units, first)
+        except (TimeoutError, ServerGone, OSError) as e:
+            out[name] = f"failed: {e}"
+            continue
+        try:
+            ms = session.case(diff)
+            out[name] = None if ms is None else session.ready * 1000 + ms
+        except TimeoutError as e:
+            out[name] = f"timeout: {e}"
+        except Silent as e:
+            out[name] = f"silent: {e}"
+        except ServerGone as e:
+            out[name] = f"failed: {e}"
+        finally:
+            session.close()
+            restore(root)
     return out

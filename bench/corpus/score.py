@@ -21,9 +21,10 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
      edits only through lspgate does: the daemon's steady state, where nothing changes
      behind its back; the copy is checked to be pristine after the undo;
-  5. the server's own re-check time for each case's edit, by the minimal client of
-     recheck.py (same server, same settings, warm; blank where it cannot be measured
-     honestly).
+  5. what the server costs alone, by the minimal client of recheck.py (same server,
+     same settings): for the warm and agent rows its re-check of each case's edit on
+     a warm server; for the cold rows the cold floor, a fresh server's start-up
+     analysis plus that re-check (blank where it cannot be measured honestly).
 
 Each lspgate report is scored against the case's committed expected result (truth.py):
 an error is the pair (path, 0-based line); lspgate's are the diagnostics with
@@ -284,14 +285,19 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     for mode in ("warm", "agent"):
         if mode in args.modes:
             outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
-    rechecks: dict = {}
+    alone: dict[str, dict] = {}
     if args.recheck and p.recheck:
-        t0 = time.monotonic()
-        rechecks = recheck.measure(p, root, [(c.name, c.diff) for c in cases], env)
-        log(f"{p.name}: server re-check client ({p.recheck}) took "
-            f"{time.monotonic() - t0:.0f}s: " + ", ".join(f"{k}={fmt_recheck(v)}"
-                                                          for k, v in rechecks.items()))
-    return outcomes, batch.seconds, p.checker_label, rechecks
+        named = [(c.name, c.diff) for c in cases]
+        runs = [("warm", recheck.measure)]
+        if "cold" in args.modes:
+            runs.append(("cold", recheck.measure_cold))
+        for mode, measure in runs:
+            t0 = time.monotonic()
+            alone[mode] = measure(p, root, named, env)
+            log(f"{p.name}: server alone ({p.recheck}, {mode}) took "
+                f"{time.monotonic() - t0:.0f}s: " +
+                ", ".join(f"{k}={fmt_recheck(v)}" for k, v in alone[mode].items()))
+    return outcomes, batch.seconds, p.checker_label, alone
 
 
 def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], args, mode: str,
@@ -361,14 +367,21 @@ def median(vals: list[float]) -> float | None:
     return statistics.median(vals) if vals else None
 
 
-def case_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
+def server_alone(o: Outcome, alone: dict):
+    """The server's own time for the outcome's case: its warm re-check for a warm or
+    agent run, the cold floor for a cold one (None where not measured)."""
+    by_mode = alone.get(o.case.project.name, {})
+    return by_mode.get("cold" if o.mode == "cold" else "warm", {}).get(o.case.name)
+
+
+def case_table(outcomes: list[Outcome], batch: dict, alone: dict) -> str:
     head = ["project", "case", "mode", "dependent recall", "precision", "clean", "exit (want)",
-            "wall s", "batch s", "ratio", "server re-check s", "notes"]
+            "wall s", "batch s", "ratio", "server alone s", "notes"]
     rows = []
     for o in outcomes:
         p = o.case.project
         b = batch.get(p.name)
-        rc = rechecks.get(p.name, {}).get(o.case.name) if p.recheck else None
+        rc = server_alone(o, alone)
         clean = {None: "", True: "ok", False: "WRONG"}[o.clean_ok]
         if o.error:
             rows.append([p.name, o.case.name, o.mode, "-", "-", clean, f"{o.exit} ({o.case.want_exit})",
@@ -382,10 +395,10 @@ def case_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
     return table(head, rows)
 
 
-def language_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
+def language_table(outcomes: list[Outcome], batch: dict, alone: dict) -> str:
     head = ["language", "mode", "cases", "dependent recall", "precision", "clean edits ok",
             "exit right", "median wall s", "batch s", "median ratio to batch",
-            "median server re-check s", "median wall / re-check"]
+            "median server alone s", "median wall / server alone"]
     rows = []
     groups: dict[tuple[str, str], list[Outcome]] = {}
     for o in outcomes:
@@ -403,7 +416,7 @@ def language_table(outcomes: list[Outcome], batch: dict, rechecks: dict) -> str:
                   if batch.get(o.case.project.name)]
         rcs, per = [], []
         for o in ok:
-            v = rechecks.get(o.case.project.name, {}).get(o.case.name)
+            v = server_alone(o, alone)
             if isinstance(v, (int, float)):
                 rcs.append(v / 1000)
                 per.append(o.wall / (v / 1000) if v > 0 else float("nan"))
