@@ -293,6 +293,22 @@ class Recheck:
         self.client.shutdown()
 
 
+def timed_case(session: Recheck, diff: Path, cold: bool) -> tuple[object, bool]:
+    """What to record for `diff` (milliseconds, None, or why not) and whether the
+    server is gone. `cold`: the session's start-up counts too."""
+    try:
+        ms = session.case(diff)
+    except TimeoutError as e:
+        return f"timeout: {e}", False
+    except Silent as e:
+        return f"silent: {e}", False
+    except ServerGone as e:
+        return f"failed: {e}", True
+    if cold and ms is not None:
+        ms += session.ready * 1000
+    return ms, False
+
+
 def measure(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
             startup_timeout: float = 300, timeout: float = 120) -> dict[str, object]:
     """{case: milliseconds | None (not measurable) | "timeout: ..." | "silent: ..." |
@@ -306,14 +322,8 @@ def measure(p: Project, root: Path, cases: list[tuple[str, Path]], env: dict,
         return {name: f"failed: {e}" for name, _ in cases}
     try:
         for name, diff in cases:
-            try:
-                out[name] = session.case(diff)
-            except TimeoutError as e:
-                out[name] = f"timeout: {e}"
-            except Silent as e:
-                out[name] = f"silent: {e}"
-            except ServerGone as e:
-                out[name] = f"failed: {e}"
+            out[name], gone = timed_case(session, diff, cold=False)
+            if gone:
                 break
     finally:
         session.close()
@@ -340,14 +350,7 @@ def measure_cold(p: Project, root: Path, cases: list[tuple[str, Path]], env: dic
             out[name] = f"failed: {e}"
             continue
         try:
-            ms = session.case(diff)
-            out[name] = None if ms is None else session.ready * 1000 + ms
-        except TimeoutError as e:
-            out[name] = f"timeout: {e}"
-        except Silent as e:
-            out[name] = f"silent: {e}"
-        except ServerGone as e:
-            out[name] = f"failed: {e}"
+            out[name], _ = timed_case(session, diff, cold=True)
         finally:
             session.close()
             restore(root)
