@@ -142,13 +142,13 @@ class Recheck:
         self.client = Client(cmd, root, settings, env=env)
         self.client.initialize(init, startup_timeout, pull=(kind != "pyright"))
         t0 = time.monotonic()
-        # Seconds from the spawn to the server's last word on its start-up analysis.
-        self.started: float | None = None
+        # When tsserver answered (tsls): its word, where the others' is a publish.
+        self.answers: list[float] = []
+        # When `initialize` was answered, and when the last case's edit was shown.
+        self.initialized_at = self.edit_at = t0
         if kind != "tsgo":
             for path in first:
                 self.open(path)
-        # Seconds from the spawn to its last word before the last case's edit.
-        self.ready = 0.0
         if kind == "clangd":
             wanted = [root / e["file"] for e in
                       json.loads((root / "compile_commands.json").read_text())]
@@ -162,7 +162,7 @@ class Recheck:
         if kind == "tsls":
             for path in self._ts_files():
                 self.open(path)
-            self.started = self._ask_tsserver(startup_timeout) - self.client.t_spawn
+            self._ask_tsserver(startup_timeout)
         if kind == "pyright":
             # Its workspace analysis starts a while after `initialized` (a second or
             # more on 883 files) and is bracketed by progress: wait for its end.
@@ -173,22 +173,20 @@ class Recheck:
         left = startup_timeout - (time.monotonic() - t0)
         if not self.client.pump_quiet(QUIET, max(left, 1.0)):
             raise TimeoutError(f"{kind}: start-up analysis not over within {startup_timeout:.0f}s")
-        if self.started is None:
-            last = self.client.last_activity_after(self.client.t_spawn)
-            self.started = (last if last is not None else t0) - self.client.t_spawn
 
-    def _ready_before(self, since: float) -> float:
-        """Seconds from the spawn to the server's last word before `since`: its start-up
-        analysis and its view of the files just opened (gopls says nothing of a clean
-        workspace at start and checks a file when it is opened). typescript-language-
-        server's pushes, after its own debounce, are not waited for: its answers are."""
+    def ready_before_edit(self) -> float:
+        """Seconds from the spawn to the server's last word before the last case's edit:
+        its start-up analysis and its view of the files just opened (gopls says nothing
+        of a clean workspace at start and checks a file when it is opened). For tsls,
+        tsserver's answers; typescript-language-server's pushes, after its own
+        debounce, are not waited for."""
         if self.kind == "tsls":
-            return self.started or 0.0
-        times = [t for t, _ in self.client.publishes if t < since]
-        times += [t for t, kind, _, _ in self.client.progress_events
-                  if t < since and kind == "end"]
-        last = max(times, default=self.client.t_spawn) - self.client.t_spawn
-        return max(last, self.started or 0.0)
+            times = self.answers
+        else:
+            times = [t for t, _ in self.client.publishes]
+            times += [t for t, kind, _, _ in self.client.progress_events if kind == "end"]
+        last = max((t for t in times if t < self.edit_at), default=self.initialized_at)
+        return last - self.client.t_spawn
 
     def _ts_files(self) -> list[Path]:
         return sorted(p for p in (self.root / "src").rglob("*.ts")
@@ -202,7 +200,8 @@ class Recheck:
                for path in self.versions for kind in TSSERVER_KINDS]
         if not self.client.pump(lambda: all(i in self.client.responses for i in ids), timeout):
             raise TimeoutError(f"tsls: tsserver requests unanswered after {timeout:.0f}s")
-        return max(self.client.responses.pop(i)[0] for i in ids)
+        self.answers += [self.client.responses.pop(i)[0] for i in ids]
+        return max(self.answers[-len(ids):])
 
     def open(self, path: Path) -> None:
         if path in self.versions:
@@ -269,8 +268,7 @@ class Recheck:
                 self.open(path)
         self.client.pump_quiet(QUIET / 2, self.timeout)
         apply_diff(self.root, diff)
-        since = time.monotonic()
-        self.ready = self._ready_before(since)
+        since = self.edit_at = time.monotonic()
         try:
             self._show(states)
             return self._wait(since)
@@ -305,7 +303,7 @@ def timed_case(session: Recheck, diff: Path, cold: bool) -> tuple[object, bool]:
     except ServerGone as e:
         return f"failed: {e}", True
     if cold and ms is not None:
-        ms += session.ready * 1000
+        ms += session.ready_before_edit() * 1000
     return ms, False
 
 
@@ -340,10 +338,11 @@ def measure_cold(p: Project, root: Path, cases: list[tuple[str, Path]], env: dic
     out: dict[str, object] = {}
     for name, diff in cases:
         restore(root)
+        edited = edited_files(diff, root)
         units = None
         if p.recheck == "clangd":
-            units = includers(root, {path for path, _ in edited_files(diff, root)})
-        first = tuple(path for path, state in edited_files(diff, root) if state == "modified")
+            units = includers(root, {path for path, _ in edited})
+        first = tuple(path for path, state in edited if state == "modified")
         try:
             session = Recheck(p.recheck, root, env, startup_timeout, timeout, units, first)
         except (TimeoutError, ServerGone, OSError) as e:

@@ -481,7 +481,7 @@ def main() -> int:
     outcomes: list[Outcome] = []
     batch: dict[str, float] = {}
     labels: dict[str, str] = {}
-    rechecks: dict[str, dict] = {}
+    alone: dict[str, dict] = {}
     failures = []
     for p in select(args.projects):
         try:
@@ -495,7 +495,7 @@ def main() -> int:
             outcomes += o
             batch[p.name] = b
             labels[p.name] = label
-            rechecks[p.name] = rc
+            alone[p.name] = rc
         except (CorpusError, FetchError, OSError) as e:
             log(f"{p.name}: {e}")
             failures.append(p.name)
@@ -508,8 +508,8 @@ def main() -> int:
            f"lspgate options: {' '.join(args.gate_args) or '(defaults)'}", "",
            "Batch checkers (whole project, this run): " + ", ".join(
                f"{n} `{labels[n]}` {batch[n]:.2f}s" for n in batch), "",
-           "### Per language", "", language_table(outcomes, batch, rechecks), "",
-           "### Per case", "", case_table(outcomes, batch, rechecks), ""]
+           "### Per language", "", language_table(outcomes, batch, alone), "",
+           "### Per case", "", case_table(outcomes, batch, alone), ""]
     text = "\n".join(out)
     print(text)
     if args.out:
