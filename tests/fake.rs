@@ -1680,6 +1680,71 @@ mod workspace_analysis {
         stopped.assert_code(0);
     }
 
+    /// Warm, an edit written to an open file is shown to the server as a close and an
+    /// open, not a change, which pyright answers only after 250 ms of waiting for more
+    /// typing; b.fake's break is found all the same. A dry run's text, which the disk
+    /// does not hold, is a change: an open alone would not have the server re-analyse
+    /// b.fake. Putting the disk's text back after it is a close and an open again.
+    #[test]
+    fn a_written_edit_is_a_close_and_an_open_and_a_dry_run_a_change() {
+        let test = project().with_daemon();
+        let _guard = DaemonGuard::new(&test);
+        let first = test.args(["check", "a.fake"]).args(LONG).run();
+        first.assert_code(0);
+        let rename = [
+            "edit",
+            "a.fake",
+            "--old",
+            "def greet",
+            "--new",
+            "def welcome",
+        ];
+        let dry = first
+            .again()
+            .args(rename)
+            .args(["--dry-run", "--format", "json"])
+            .args(LONG)
+            .run();
+        dry.assert_code(1);
+        assert_eq!(new_messages(&dry.json()), ["unknown name greet"], "{dry}");
+        let written = dry
+            .again()
+            .args(rename)
+            .args(["--format", "json"])
+            .args(LONG)
+            .run();
+        written.assert_code(1);
+        assert_eq!(
+            new_messages(&written.json()),
+            ["unknown name greet"],
+            "{written}"
+        );
+        let sent: Vec<String> = written
+            .fake_log()
+            .iter()
+            .filter(|e| e["event"] == "recv")
+            .filter(|e| e["uri"].as_str().is_some_and(|u| u.ends_with("/a.fake")))
+            .filter_map(|e| e["method"].as_str())
+            .filter(|m| m.starts_with("textDocument/did"))
+            .map(|m| m.trim_start_matches("textDocument/").to_owned())
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                "didOpen",   // the check
+                "didChange", // the dry run
+                "didClose",  // its end: the disk's text back
+                "didOpen",
+                "didClose", // the written edit
+                "didOpen",
+                "didSave",
+            ],
+            "{written}"
+        );
+        let stopped = written.again().args(["daemon", "stop"]).run();
+        stopped.assert_code(0);
+    }
+
     /// Warm, a break made behind the daemon's back (b.fake rewritten on disk) is
     /// re-analysed before the next run's before view: the next edit, harmless, is not
     /// blamed for it, as a cold run would not.

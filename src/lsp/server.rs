@@ -518,6 +518,10 @@ impl Server {
             if changed {
                 self.saw_change(clock);
             }
+            if self.spec.wait.reopens_written_files() && disk_holds(path, text) {
+                self.reopen(path, version, text);
+                return version;
+            }
             let change = DidChangeTextDocumentParams {
                 text_document: VersionedTextDocumentIdentifier { uri, version },
                 content_changes: vec![TextDocumentContentChangeEvent {
@@ -541,8 +545,7 @@ impl Server {
             }
             return version;
         }
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let language_id = self.spec.language_id(ext).to_string();
+        let language_id = self.language_id_of(path);
         self.docs.insert(
             path.to_path_buf(),
             Document {
@@ -564,6 +567,32 @@ impl Server {
             },
         ));
         1
+    }
+
+    /// Show the server `path`'s new text, which the disk holds, as a close and an
+    /// open rather than a change (`WaitProfile::typing_backoff`).
+    fn reopen(&mut self, path: &Path, version: i32, text: &str) {
+        let uri = uri::from_path(path);
+        self.send_document(protocol::notification::<DidCloseTextDocument>(
+            DidCloseTextDocumentParams {
+                text_document: TextDocumentIdentifier { uri: uri.clone() },
+            },
+        ));
+        self.send_document(protocol::notification::<DidOpenTextDocument>(
+            DidOpenTextDocumentParams {
+                text_document: TextDocumentItem {
+                    uri,
+                    language_id: self.language_id_of(path),
+                    version,
+                    text: text.to_string(),
+                },
+            },
+        ));
+    }
+
+    fn language_id_of(&self, path: &Path) -> String {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        self.spec.language_id(ext).to_string()
     }
 
     /// Send a notification about a document: none to a server shown no document
@@ -1003,4 +1032,10 @@ fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
         ring.pop_front();
     }
     ring.push_back(item);
+}
+
+/// Whether the file at `path` holds `text`: a server that reads a closed file from
+/// the disk then sees the text lspgate shows it.
+fn disk_holds(path: &Path, text: &str) -> bool {
+    std::fs::read(path).is_ok_and(|on_disk| on_disk == text.as_bytes())
 }

@@ -123,6 +123,15 @@ pub struct WaitProfile {
     /// change asks it to rebuild where it would miss one.
     #[serde(default)]
     pub force_rebuild_unchanged: bool,
+    /// The server waits for more typing after a `didChange` before it analyses
+    /// (pyright and basedpyright: 250 ms, see `pyright`). A written file's new text
+    /// then goes as a close, which has it read the disk and mark the file's
+    /// importers, and an open, which it takes at once. A text the disk does not
+    /// hold (a dry run, a review) still goes as a change: an open alone would have it
+    /// re-analyse the file but not its importers. Only with `workspace_analysis`:
+    /// a pull is answered at once, backoff or not.
+    #[serde(default)]
+    pub typing_backoff: bool,
 }
 
 impl WaitProfile {
@@ -139,6 +148,12 @@ impl WaitProfile {
     /// `written` if it checks the project after a save.
     pub fn finds_dependents(&self, written: bool) -> bool {
         self.workspace_analysis || (self.check_after_save && written)
+    }
+
+    /// Whether a written file's new text goes as a close and an open (see
+    /// `typing_backoff`).
+    pub fn reopens_written_files(&self) -> bool {
+        self.typing_backoff && self.workspace_analysis
     }
 
     /// The silence that settles the server once every file has a positive sign.
@@ -175,6 +190,7 @@ impl Default for WaitProfile {
             pushes_before_answers: false,
             disk_only: false,
             force_rebuild_unchanged: false,
+            typing_backoff: false,
         }
     }
 }

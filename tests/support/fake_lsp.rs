@@ -788,8 +788,12 @@ impl Server {
                 if let Some(path) = path_of(uri) {
                     self.docs.remove(&path);
                 }
-                // As real servers do: a closed document's diagnostics are cleared.
-                self.publish(uri, None, Vec::new());
+                // pyright's workspace mode goes on reporting a closed file: it reads
+                // it from the disk and re-analyses what imports it.
+                if self.opts.modes.workspace.is_none() {
+                    // As real servers do: a closed document's diagnostics are cleared.
+                    self.publish(uri, None, Vec::new());
+                }
                 self.publish_all();
             }
             "workspace/didChangeWatchedFiles" => {
