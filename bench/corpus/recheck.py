@@ -220,6 +220,11 @@ class Recheck:
                 watched.append((path, 3))
             elif state == "created":
                 watched.append((path, 1))
+            elif self.kind == "pyright":
+                # As lspgate shows pyright a written file: a close and an open, since
+                # after a change it waits 250 ms for more typing (src/servers/pyright.rs).
+                self.client.close(path)
+                self.client.open(path, "python", path.read_text())
             else:
                 self.versions[path] += 1
                 self.client.change(path, self.versions[path], path.read_text())
