@@ -1579,6 +1579,16 @@ mod workspace_analysis {
 
     const SLICE: &str = "workspace=400";
 
+    /// a.fake's `greet` renamed: b.fake, which uses it, breaks.
+    const RENAME_GREET: [&str; 6] = [
+        "edit",
+        "a.fake",
+        "--old",
+        "def greet",
+        "--new",
+        "def welcome",
+    ];
+
     /// a.fake defines `greet`, b.fake uses it, c.fake has an error of its own.
     fn project() -> Test {
         Test::new()
@@ -1606,14 +1616,7 @@ mod workspace_analysis {
     #[test]
     fn an_edit_during_the_start_up_analysis_waits_for_it() {
         let out = project()
-            .args([
-                "edit",
-                "a.fake",
-                "--old",
-                "def greet",
-                "--new",
-                "def welcome",
-            ])
+            .args(RENAME_GREET)
             .args(["--no-daemon", "--format", "json"])
             .args(LONG)
             .run();
@@ -1663,14 +1666,7 @@ mod workspace_analysis {
         first.assert_code(1);
         let next = first
             .again()
-            .args([
-                "edit",
-                "a.fake",
-                "--old",
-                "def greet",
-                "--new",
-                "def welcome",
-            ])
+            .args(RENAME_GREET)
             .args(["--format", "json"])
             .args(LONG)
             .run();
@@ -1691,17 +1687,9 @@ mod workspace_analysis {
         let _guard = DaemonGuard::new(&test);
         let first = test.args(["check", "a.fake"]).args(LONG).run();
         first.assert_code(0);
-        let rename = [
-            "edit",
-            "a.fake",
-            "--old",
-            "def greet",
-            "--new",
-            "def welcome",
-        ];
         let dry = first
             .again()
-            .args(rename)
+            .args(RENAME_GREET)
             .args(["--dry-run", "--format", "json"])
             .args(LONG)
             .run();
@@ -1709,7 +1697,7 @@ mod workspace_analysis {
         assert_eq!(new_messages(&dry.json()), ["unknown name greet"], "{dry}");
         let written = dry
             .again()
-            .args(rename)
+            .args(RENAME_GREET)
             .args(["--format", "json"])
             .args(LONG)
             .run();
