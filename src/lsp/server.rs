@@ -1035,7 +1035,9 @@ fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
 }
 
 /// Whether the file at `path` holds `text`: a server that reads a closed file from
-/// the disk then sees the text lspgate shows it.
+/// the disk then sees the text lspgate shows it. Read, not told by the caller: what
+/// counts is what the server will read at the close, and the one file just written
+/// is read back in microseconds.
 fn disk_holds(path: &Path, text: &str) -> bool {
     std::fs::read(path).is_ok_and(|on_disk| on_disk == text.as_bytes())
 }

@@ -124,7 +124,8 @@ pub struct WaitProfile {
     #[serde(default)]
     pub force_rebuild_unchanged: bool,
     /// The server waits for more typing after a `didChange` before it analyses
-    /// (pyright and basedpyright: 250 ms, see `pyright`). A written file's new text
+    /// (pyright: 250 ms, see `pyright`; basedpyright waits as well, but does not
+    /// publish a file reopened so, and keeps the change). A written file's new text
     /// then goes as a close, which has it read the disk and mark the file's
     /// importers, and an open, which it takes at once. A text the disk does not
     /// hold (a dry run, a review) still goes as a change: an open alone would have it
