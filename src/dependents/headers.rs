@@ -7,7 +7,8 @@
 //!
 //! A header can break only through what the edit changed: it names, in its own code
 //! (not in its `#define` bodies, which are checked where they are expanded), an
-//! identifier of a changed line, or one carried from it by a macro, typedef or
+//! identifier of a changed line (only the declared name of a line that is one simple
+//! declaration: its type is used, not changed), or one carried from it by a macro, typedef or
 //! declaration of any header (a line naming a changed identifier passes the change on
 //! to what the line defines, to a fixpoint: `#define GET_X(p) ((p)->x)` carries a
 //! renamed `x` to every user of `GET_X`). Such headers are opened, as are all of them
@@ -58,6 +59,10 @@ impl Change {
             if directive(line).is_some() && !is_define(line) {
                 self.structural = true;
             }
+            if let Some(declared) = declared_alone(line) {
+                self.names.insert(declared.to_string());
+                continue;
+            }
             self.names.extend(
                 identifiers(line)
                     .filter(|w| !C_KEYWORDS.contains(w))
@@ -65,6 +70,32 @@ impl Change {
             );
         }
     }
+}
+
+/// The name a line declares when the line is one simple declaration and nothing
+/// else: a type named once, then the declared name, an optional array size, `;`
+/// (`lu_byte hotcount;`, `struct Node *next;`, `TValue k[4];`). The type on such a
+/// line is used, not changed: adding or removing the line changes only what the
+/// declared name means, so a header that merely uses the type is not reached (on
+/// Lua, a field added to `struct Proto` opened `lstate.h`, `lparser.h` and `ltm.h`
+/// for naming `lu_byte`). Any other shape (a function, a macro, several
+/// declarators, a line of a longer declaration) is `None`, and every name on the
+/// line counts.
+fn declared_alone(line: &str) -> Option<&str> {
+    let body = line.trim().strip_suffix(';')?.trim_end();
+    // An array size names constants the line uses; it declares nothing.
+    let body = match body.strip_suffix(']') {
+        Some(sized) => sized[..sized.rfind('[')?].trim_end(),
+        None => body,
+    };
+    let shape_ok = body
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*' || c.is_whitespace());
+    let mut names = identifiers(body).filter(|w| !C_KEYWORDS.contains(w));
+    let (Some(_type), Some(declared), None) = (names.next(), names.next(), names.next()) else {
+        return None;
+    };
+    (shape_ok && body.ends_with(declared)).then_some(declared)
 }
 
 /// Identifiers carried past this many make every header count as reached.
@@ -326,6 +357,31 @@ mod tests {
         let mut deleted = Change::default();
         deleted.add("int x;\n", None);
         assert!(deleted.structural);
+    }
+
+    #[test]
+    fn a_simple_declaration_changes_its_declared_name_not_its_type() {
+        let mut change = Change::default();
+        change.add(
+            "typedef struct Proto {\n  GCObject *gclist;\n} Proto;\n",
+            Some("typedef struct Proto {\n  GCObject *gclist;\n  lu_byte hotcount;  /* new */\n} Proto;\n"),
+        );
+        assert_eq!(change.names.iter().collect::<Vec<_>>(), ["hotcount"]);
+        for (line, declared) in [
+            ("  struct Node *next;", Some("next")),
+            ("TValue k[LUA_MINSTACK];", Some("k")),
+            ("extern const Mbuffer *gbuf;", Some("gbuf")),
+            ("typedef lu_byte ls_byte;", Some("ls_byte")),
+            ("typedef int lu_byte;", None),
+            ("  int (*f)(lua_State *L);", None),
+            ("LUAI_FUNC Table *luaH_new (lua_State *L);", None),
+            ("  Node *a, *b;", None),
+            ("  lu_byte x = LIMIT;", None),
+            ("  lu_byte x; \\", None),
+            ("  return limit;", None),
+        ] {
+            assert_eq!(declared_alone(line), declared, "{line}");
+        }
     }
 
     #[test]
