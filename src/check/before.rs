@@ -17,7 +17,7 @@ use super::{Context, fmt_duration};
 
 /// Dependents opened per server and run, at most; the rest are named in a note and
 /// make the check incomplete.
-const MAX_DEPENDENTS: usize = 200;
+pub(super) const MAX_DEPENDENTS: usize = 200;
 
 /// Diagnostics keyed by the server that said them and the file.
 pub(super) type Held = HashMap<(ServerId, PathBuf), Vec<Diagnostic>>;

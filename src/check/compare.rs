@@ -41,6 +41,29 @@ pub(super) fn compare(
             continue;
         }
         let sb = g.before_server.unwrap_or(s);
+        // What a server says of its configuration file itself (gopls of a go.mod it
+        // cannot parse, tsserver of a tsconfig option it rejects) is the edit's too.
+        for &i in &g.configuration {
+            let t = &tracked[i];
+            if t.after.is_none() || !reported.insert((s, t.path.clone())) {
+                continue;
+            }
+            let map = LineMap::new(
+                t.before.as_deref().unwrap_or(""),
+                t.after.as_deref().unwrap_or(""),
+            );
+            let c = diff::classify(
+                &before.of(sb, &t.path),
+                &pool.server(s).diagnostics_of(&t.path),
+                &map,
+            );
+            out.fixed += c.fixed.len();
+            out.files.push(FileReport {
+                path: t.path.clone(),
+                role: Role::Edited,
+                diagnostics: c.diagnostics,
+            });
+        }
         for &i in &g.files {
             let t = &tracked[i];
             let Some(after_text) = &t.after else { continue };

@@ -5,12 +5,15 @@
 //!
 //! [`run`] reads as the list of phases; each phase is a module of its own:
 //! [`files`] (what the job touches), [`servers`] (resolve, connect, revive),
-//! [`before`] (dependents and the before view), [`notify`], [`waits`], [`compare`],
+//! [`configuration`] (what an edited configuration file governs, checked by servers
+//! started afresh), [`before`] (dependents and the before view), [`notify`],
+//! [`waits`], [`compare`],
 //! [`verdict`] (what was not checked) and [`finish`] (`--reject`, restoring a dry
 //! run's view).
 
 mod before;
 mod compare;
+mod configuration;
 mod files;
 mod finish;
 pub mod merge;
@@ -84,12 +87,14 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
 
     // --dry-run and --reject keep the disk as it is for now.
     let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
+    let mut resolved = servers::resolve(ctx, &tracked, write_now);
+    configuration::add_groups(ctx, &tracked, kind, write_now, &mut resolved);
     let servers::Resolved {
         mut groups,
         skipped,
         mut notes,
         unchecked_files,
-    } = servers::resolve(ctx, &tracked, write_now);
+    } = resolved;
     servers::connect(pool, &mut groups, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
@@ -110,7 +115,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     if write_now {
         edit::commit(&plan)?;
     }
-    let mut targets = notify::notify(pool, &groups, &tracked, &before, write_now, kind.has_change);
+    // A publish after this is about the edit (a server started afresh publishes
+    // before the others are told).
+    let edit = notify::Edit::now(pool, write_now, kind.has_change);
+    configuration::restart(pool, ctx, &mut groups, &tracked, &mut notes);
+    let mut targets = notify::notify(pool, &groups, &tracked, &before, edit);
     let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
     let mut compared = compare::compare(
         pool,
@@ -152,11 +161,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     Ok(Report {
         workspace: ctx.workspace.clone(),
         run_dir: ctx.run_dir.clone(),
-        applied: if kind.is_edit {
-            applied(&tracked)
-        } else {
-            Vec::new()
-        },
+        applied: applied(&tracked, kind),
         dry_run: opts.dry_run,
         rejected: ending.rejected,
         is_edit: kind.is_edit,
@@ -176,8 +181,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     })
 }
 
-/// What the edit did to each file.
-fn applied(tracked: &[files::Tracked]) -> Vec<Applied> {
+/// What the edit did to each file (a check or a review did nothing).
+fn applied(tracked: &[files::Tracked], kind: Kind) -> Vec<Applied> {
+    if !kind.is_edit {
+        return Vec::new();
+    }
     tracked
         .iter()
         .filter_map(|t| {

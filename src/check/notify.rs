@@ -22,21 +22,44 @@ pub(super) struct Targets {
     pub edit_clock: u64,
 }
 
-/// Notify every group's server of its files' new text. `written`: the edit is on
-/// disk (so the servers are told of the save). `has_change`: the run changes
-/// something whose dependents must be said again.
+/// What the servers are told of.
+pub(super) struct Edit {
+    /// The pool clock when the edit was made.
+    pub clock: u64,
+    /// The edit is on disk (so the servers are told of the save).
+    pub written: bool,
+    /// The run changes something whose dependents must be said again.
+    pub has_change: bool,
+}
+
+impl Edit {
+    /// The edit as made now, at the pool's clock.
+    pub fn now(pool: &Pool, written: bool, has_change: bool) -> Edit {
+        Edit {
+            clock: pool.clock(),
+            written,
+            has_change,
+        }
+    }
+}
+
+/// Notify every group's server of its files' new text.
 pub(super) fn notify(
     pool: &mut Pool,
     groups: &[Group],
     tracked: &[Tracked],
     before: &Before,
-    written: bool,
-    has_change: bool,
+    edit: Edit,
 ) -> Targets {
+    let Edit {
+        clock,
+        written,
+        has_change,
+    } = edit;
     let mut targets = Targets {
         primary: Vec::new(),
         cross: Vec::new(),
-        edit_clock: pool.clock(),
+        edit_clock: clock,
     };
     for g in groups {
         let Some(s) = g.server else { continue };

@@ -38,6 +38,10 @@ pub(super) struct Group {
     pub detail: Option<String>,
     pub primary_ms: Option<u64>,
     pub cross_file_ms: Option<u64>,
+    /// The run's configuration files whose governed files this group checks, as
+    /// indexes into its tracked files: its server is started afresh once the edit
+    /// is written (see `configuration`).
+    pub configuration: Vec<usize>,
     /// Its server was restarted in this run (see [`revive`]): never twice.
     pub revived: bool,
     /// The server the before view was taken from: not `server` once a crash during a
@@ -48,11 +52,21 @@ pub(super) struct Group {
 impl Group {
     fn new(spec: &ServerSpec, root: PathBuf, file: usize) -> Group {
         Group {
+            files: vec![file],
+            ..Group::without_files(spec, root)
+        }
+    }
+
+    /// A group with none of the run's files (yet): one that checks what a
+    /// configuration file governs.
+    pub(super) fn without_files(spec: &ServerSpec, root: PathBuf) -> Group {
+        Group {
             spec: spec.clone(),
             root,
             server: None,
             cold: false,
-            files: vec![file],
+            files: Vec::new(),
+            configuration: Vec::new(),
             dependents: Vec::new(),
             dropped: Vec::new(),
             listed: Vec::new(),

@@ -97,6 +97,13 @@ fn judge_servers(
             g.detail = Some(format!("{reason}{again}; its files were not checked"));
             continue;
         }
+        if let Some(why) = server.load_failure() {
+            g.status = ServerStatus::Failed;
+            g.detail = Some(format!(
+                "it could not load the project ({why}); its files were not checked"
+            ));
+            continue;
+        }
         let problems: Vec<String> = [
             (&waits.primary, "timed out", opts.timeout),
             (

@@ -24,7 +24,7 @@ pub mod protocol;
 mod units;
 mod watch;
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
@@ -174,6 +174,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         notes: Vec::new(),
         restart_failed: HashSet::new(),
         units: units::Units::default(),
+        configuration: HashMap::new(),
     };
     let why = daemon.main_loop(&conn_rx, socket_id);
     log(&format!("exiting: {why}"));
@@ -227,6 +228,9 @@ struct Daemon {
     restart_failed: HashSet<ServerId>,
     /// The units of clangd's projects, opened between runs (`units`).
     units: units::Units,
+    /// Each server's configuration files as they were after the last run
+    /// (`watch::configuration_stamp`).
+    configuration: HashMap<ServerId, u64>,
 }
 
 impl Daemon {
@@ -482,6 +486,16 @@ impl Daemon {
                 (_, None) => "it is no longer configured".into(),
                 (_, Some(spec)) if spec.disabled => "it was disabled".into(),
                 (_, Some(spec)) if spec != server.spec() => "its configuration changed".into(),
+                _ if self.configuration.get(&i).is_some_and(|&seen| {
+                    seen != watch::configuration_stamp(
+                        server.spec(),
+                        server.root(),
+                        &self.workspace,
+                    )
+                }) =>
+                {
+                    "the project's configuration files changed on disk".into()
+                }
                 (Some(reason), _) if !crashed => format!("it died ({reason})"),
                 _ => continue,
             };
@@ -765,6 +779,15 @@ impl Daemon {
     /// diagnostics held.
     fn after_run(&mut self, written: &[PathBuf]) {
         self.watch.touched(written);
+        self.configuration.clear();
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            if !server.is_dead() && !self.pool.is_retired(i) {
+                let stamp =
+                    watch::configuration_stamp(server.spec(), server.root(), &self.workspace);
+                self.configuration.insert(i, stamp);
+            }
+        }
         let roots = self.roots();
         for (root, extensions) in roots {
             if !self.watch.knows(&root)

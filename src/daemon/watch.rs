@@ -240,6 +240,39 @@ impl Watch {
     }
 }
 
+/// What tells one state of a server's configuration files from another: those in
+/// its `root` and the directories above it up to `workspace` (`go.mod`,
+/// `tsconfig.json`, `pyrightconfig.json`, ...: `ServerSpec::configured_by`), each by
+/// name, size and modification time. A server reads them once, when it starts: the
+/// daemon starts one afresh when this changes behind its back. (A configuration file
+/// below the root, a nested package's `package.json`, is not looked at.)
+pub fn configuration_stamp(
+    spec: &crate::servers::ServerSpec,
+    root: &Path,
+    workspace: &Path,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut dir = Some(root);
+    while let Some(d) = dir.filter(|d| d.starts_with(workspace)) {
+        let mut found: Vec<(PathBuf, Stamp)> = fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| spec.configured_by(&e.path()))
+            .filter_map(|e| Some((e.path(), Stamp::of(&fs::symlink_metadata(e.path()).ok()?))))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, stamp) in found {
+            path.hash(&mut hasher);
+            stamp.len.hash(&mut hasher);
+            stamp.modified.hash(&mut hasher);
+        }
+        dir = d.parent();
+    }
+    hasher.finish()
+}
+
 fn has_extension(path: &Path, extensions: &HashSet<String>) -> bool {
     path.extension()
         .and_then(|e| e.to_str())

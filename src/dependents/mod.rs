@@ -249,6 +249,33 @@ fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool
     (found, stopped.into_inner())
 }
 
+/// The files under `root` with one of `extensions`, .gitignore honoured, at most
+/// `cap` of them, and whether there were more.
+pub fn files_under(root: &Path, extensions: &[String], cap: usize) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .build()
+        .flatten()
+        .filter(|entry| {
+            entry.file_type().is_some_and(|t| t.is_file())
+                && entry
+                    .path()
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| extensions.iter().any(|x| x == e))
+        });
+    for entry in walk {
+        if found.len() == cap {
+            return (found, true);
+        }
+        found.push(entry.into_path());
+    }
+    found.sort();
+    (found, false)
+}
+
 /// The first file under `root` with one of `extensions` (the walk's order), if any.
 pub fn any_file(root: &Path, extensions: &[String]) -> Option<PathBuf> {
     ignore::WalkBuilder::new(root)

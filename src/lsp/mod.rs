@@ -14,7 +14,7 @@
 //!   `uri` and `encoding`: paths as URIs, positions as UTF-16;
 //! - `diagnostics`: the per-file store of what a server pushed and answered, and the
 //!   publishes a workspace-analysis server owes; `cache` bounds it;
-//! - `tsserver`, `clangd`, `rust_analyzer`, `pyright`: what one server says or needs
+//! - `tsserver`, `clangd`, `rust_analyzer`, `pyright`, `gopls`: what one server says or needs
 //!   beyond the protocol, each in its own file: a new server's extension is a new
 //!   file here;
 //! - `server`: one server, its private state and lifecycle (initializing, ready,
@@ -30,6 +30,7 @@ mod cache;
 pub mod clangd;
 pub mod diagnostics;
 pub mod encoding;
+pub mod gopls;
 mod pool;
 pub mod protocol;
 pub mod pyright;

@@ -367,28 +367,43 @@ impl Pool {
             return Err(refused);
         }
         let server = self.server(id);
-        let spec = server.spec().clone();
-        let root = server.root().to_path_buf();
         let reason = server.dead_reason().unwrap_or("stopped").to_string();
-        let program = crate::config::which(&spec.command)
-            .ok_or_else(|| NotRestarted(format!("`{}` is no longer on PATH", spec.command)))?;
         let mut docs: Vec<(u64, PathBuf, String)> = server
             .docs()
             .map(|(p, d)| (d.changed_at, p.to_path_buf(), d.text.clone()))
             .collect();
         docs.sort();
         let (logs, shown) = (server.logs().clone(), server.shown().clone());
-        let new = self
-            .start(&spec, &program, &root)
-            .map_err(|e| NotRestarted(format!("could not start `{}` again: {e}", spec.command)))?;
-        // Only now that the new one runs: retiring clears the documents.
-        self.stop(id, Duration::ZERO);
+        // Only once the new one runs: retiring clears the documents.
+        let new = self.replace(id)?;
         let why = format!("lspgate: restarted after a crash ({reason})");
         self.servers[new.0].inherit_rings(logs, shown, why);
         // Held until `initialize` is answered, like any notification sent before.
         for (_, path, text) in docs {
             self.open_or_change(new, &path, &text);
         }
+        Ok(new)
+    }
+
+    /// Replace the live server `id` by a fresh one of the same spec at the same root,
+    /// shown no document: it reads the project's configuration anew (see
+    /// `check::configuration`). The old one is stopped and retired.
+    pub fn start_afresh(&mut self, id: ServerId) -> Result<ServerId, NotRestarted> {
+        self.replace(id)
+    }
+
+    /// Start a server of `id`'s spec at its root under a new id, then stop and retire
+    /// `id`; `id` stays as it is when the new one cannot be started.
+    fn replace(&mut self, id: ServerId) -> Result<ServerId, NotRestarted> {
+        let server = self.server(id);
+        let spec = server.spec().clone();
+        let root = server.root().to_path_buf();
+        let program = crate::config::which(&spec.command)
+            .ok_or_else(|| NotRestarted(format!("`{}` is no longer on PATH", spec.command)))?;
+        let new = self
+            .start(&spec, &program, &root)
+            .map_err(|e| NotRestarted(format!("could not start `{}` again: {e}", spec.command)))?;
+        self.stop(id, Duration::ZERO);
         Ok(new)
     }
 }

@@ -32,7 +32,8 @@ impl Notification for ServerStatusNotification {
     const METHOD: &'static str = "experimental/serverStatus";
 }
 
-/// The parameters as rust-analyzer's `lsp_ext` defines them; only `quiescent` is read.
+/// The parameters as rust-analyzer's `lsp_ext` defines them: `quiescent`, and
+/// `health` with its `message` (`"error"`: its workspace did not load).
 /// Every field is optional here: a status without `quiescent` says nothing about it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ServerStatusParams {

@@ -134,6 +134,9 @@ pub struct Server {
     pub(super) progress_ended: bool,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     quiescent: Option<bool>,
+    /// rust-analyzer's `experimental/serverStatus` said `health: "error"`: it could
+    /// not load its workspace; the message, if it gave one.
+    pub(super) health_error: Option<String>,
     /// Pool clock of the last change to what the server sees: a document's text
     /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
     /// answer sent after it still holds.
@@ -388,6 +391,11 @@ impl Server {
     /// full quiet ago: what it pushes can trail the end), and the server has been
     /// silent for `quiet`.
     pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
+        // A project it could not load is its last word until it is mended: nothing
+        // more will come (the run says so, see `load_failure`).
+        if self.load_failure().is_some() {
+            return now.duration_since(self.last_message) >= quiet;
+        }
         self.progress.is_empty()
             && self.diagnostics.owes_nothing()
             && !self.indexing()
@@ -407,6 +415,22 @@ impl Server {
             && self
                 .check
                 .proven_in(|end| self.diagnostics.pulled_after(end))
+    }
+
+    /// Why the server says it could not load its project, while it says so:
+    /// rust-analyzer's `health: "error"`, gopls's standing "Error loading workspace"
+    /// progress (`gopls`). Its word on any file is then not the project's.
+    pub fn load_failure(&self) -> Option<String> {
+        if let Some(message) = &self.health_error {
+            return Some(message.clone());
+        }
+        self.progress
+            .values()
+            .find(|p| p.title == super::gopls::WORKSPACE_LOAD_FAILURE)
+            .map(|p| match &p.message {
+                Some(m) if !m.is_empty() => format!("{}: {m}", p.title),
+                _ => p.title.clone(),
+            })
     }
 
     /// Its `window/logMessage`s, oldest first, with their level.
@@ -451,6 +475,7 @@ impl Server {
             progress: HashMap::new(),
             progress_ended: false,
             quiescent: None,
+            health_error: None,
             text_changed_at: 0,
             check: rust_analyzer::Check::at_start(spec.wait.check_after_save, root),
             file_status: clangd::FileStatuses::default(),

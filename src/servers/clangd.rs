@@ -51,6 +51,8 @@ pub(super) fn clangd() -> ServerSpec {
         install_hint: "apt-get install clangd".into(),
         coverage: super::Coverage {
             open_units: OPEN_UNITS,
+            // The flags each file is compiled with.
+            configuration: strs(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
             ..super::Coverage::default()
         },
         ..entry(

@@ -13,6 +13,11 @@ pub(super) const GOPLS: &str = "gopls";
 /// Debian 12 rejects `--version` outright.
 pub(super) const VERSION_ARGS: &[&str] = &["version"];
 
+/// What gopls reads as the configuration of a module or workspace: its module path
+/// and requirements (a renamed module breaks every import of it), and the sums that
+/// vouch for them.
+const CONFIGURATION: &[&str] = &["go.mod", "go.sum", "go.work", "go.work.sum"];
+
 pub(super) fn gopls() -> ServerSpec {
     ServerSpec {
         root_markers: strs(&["go.work", "go.mod"]),
@@ -37,6 +42,10 @@ pub(super) fn gopls() -> ServerSpec {
             ..WaitProfile::default()
         },
         install_hint: "apt-get install gopls golang-go".into(),
+        coverage: super::Coverage {
+            configuration: strs(CONFIGURATION),
+            ..super::Coverage::default()
+        },
         ..entry(GOPLS, "gopls", &[], languages::GO, "go")
     }
 }

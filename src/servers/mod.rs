@@ -283,6 +283,13 @@ pub struct Coverage {
     /// `clangd::project_units`). Off with `project-wide = false`.
     #[serde(default)]
     pub open_units: usize,
+    /// The files the server reads as the configuration of the files at and below
+    /// their directory, by name (`*` stands for any run of characters): an edit of one
+    /// changes what the server says of every such file without changing any of them,
+    /// so the check re-checks them all with a server started afresh
+    /// (`check::configuration`).
+    #[serde(default)]
+    pub configuration: Vec<String>,
     /// Why this server is used in this workspace, or not, when that was decided
     /// from the project (which TypeScript it is on); for `lspgate servers`.
     #[serde(default)]
@@ -290,6 +297,18 @@ pub struct Coverage {
 }
 
 impl ServerSpec {
+    /// Whether `path` is one of the files the server reads as configuration
+    /// ([`Coverage::configuration`]).
+    pub fn configured_by(&self, path: &std::path::Path) -> bool {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        self.coverage
+            .configuration
+            .iter()
+            .any(|pattern| name_matches(pattern, name))
+    }
+
     pub fn language_id(&self, ext: &str) -> &str {
         self.language_ids
             .iter()
@@ -396,6 +415,17 @@ fn entry(
         disabled: false,
         not_checked: Vec::new(),
         coverage: Coverage::default(),
+    }
+}
+
+/// Whether file name `name` matches `pattern`, where one `*` stands for any run of
+/// characters (`tsconfig*.json`); without one, the name itself.
+fn name_matches(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        Some((head, tail)) => {
+            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+        }
+        None => pattern == name,
     }
 }
 
@@ -507,4 +537,44 @@ pub fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
 pub fn reconcile_project_wide(spec: &mut ServerSpec) {
     pyright::reconcile_project_wide(spec);
     rust_analyzer::reconcile_project_wide(spec);
+}
+
+#[cfg(test)]
+mod configuration_tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn each_family_knows_its_configuration_files() {
+        let table = builtin();
+        let by = |file: &str| -> Vec<String> {
+            table
+                .iter()
+                .filter(|s| s.configured_by(Path::new("/ws/pkg").join(file).as_path()))
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        assert!(by("go.mod").contains(&"gopls".to_string()));
+        assert!(by("go.work").contains(&"gopls".to_string()));
+        assert!(by("pyrightconfig.json").contains(&"pyright".to_string()));
+        assert!(by("pyproject.toml").contains(&"pyright".to_string()));
+        assert!(by("tsconfig.json").contains(&"typescript-language-server".to_string()));
+        assert!(by("tsconfig.build.json").contains(&"tsgo".to_string()));
+        assert!(by("package.json").contains(&"typescript-language-server".to_string()));
+        assert!(by("compile_flags.txt").contains(&"clangd".to_string()));
+        assert!(by("Cargo.toml").contains(&"rust-analyzer".to_string()));
+        assert!(by("README.md").is_empty());
+        assert!(by("go.mod.orig").is_empty());
+    }
+
+    #[test]
+    fn a_star_stands_for_any_run_of_characters() {
+        assert!(name_matches("tsconfig*.json", "tsconfig.json"));
+        assert!(name_matches("tsconfig*.json", "tsconfig.base.json"));
+        assert!(!name_matches("tsconfig*.json", "tsconfig.jso"));
+        assert!(!name_matches("tsconfig*.json", "my-tsconfig.json"));
+        assert!(name_matches("go.mod", "go.mod"));
+        assert!(!name_matches("go.mod", "go.sum"));
+    }
 }

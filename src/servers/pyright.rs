@@ -75,8 +75,16 @@ fn pyright_wait() -> WaitProfile {
     }
 }
 
+/// What pyright and basedpyright read as the configuration of the files under them:
+/// the checking mode, rule severities, search paths, the Python version.
+pub(super) const CONFIGURATION: &[&str] = &["pyrightconfig.json", "pyproject.toml"];
+
 pub(super) fn pyright() -> ServerSpec {
     ServerSpec {
+        coverage: super::Coverage {
+            configuration: strs(CONFIGURATION),
+            ..super::Coverage::default()
+        },
         root_markers: strs(PYTHON_ROOTS),
         settings: json!({ "python": { "analysis": analysis() } }),
         wait: pyright_wait(),
@@ -93,6 +101,10 @@ pub(super) fn pyright() -> ServerSpec {
 
 pub(super) fn basedpyright() -> ServerSpec {
     ServerSpec {
+        coverage: super::Coverage {
+            configuration: strs(CONFIGURATION),
+            ..super::Coverage::default()
+        },
         root_markers: strs(PYTHON_ROOTS),
         settings: json!({
             "python": {},

@@ -28,6 +28,10 @@ pub(super) fn ty() -> ServerSpec {
         // publishing; a pull of a file it has open answers in 1-2 ms.
         wait: WaitProfile::pull_final(),
         install_hint: "pip install ty".into(),
+        coverage: Coverage {
+            configuration: strs(&["ty.toml", "pyproject.toml"]),
+            ..Coverage::default()
+        },
         ..entry("ty", "ty", &["server"], languages::PYTHON, "python")
     }
 }
@@ -46,6 +50,10 @@ pub(super) fn pyrefly() -> ServerSpec {
             ..WaitProfile::default()
         },
         install_hint: "pip install pyrefly".into(),
+        coverage: Coverage {
+            configuration: strs(&["pyrefly.toml", "pyproject.toml"]),
+            ..Coverage::default()
+        },
         ..entry("pyrefly", "pyrefly", &["lsp"], languages::PYTHON, "python")
     }
 }
@@ -61,6 +69,7 @@ pub(super) fn ruff() -> ServerSpec {
             config_files: strs(&["ruff.toml", ".ruff.toml", "pyproject.toml:[tool.ruff"]),
             needs_config: false,
             dependents: Dependents::None,
+            configuration: strs(&["ruff.toml", ".ruff.toml", "pyproject.toml"]),
             ..Coverage::default()
         },
         ..entry("ruff", "ruff", &["server"], languages::PYTHON, "python")

@@ -57,6 +57,17 @@ pub(super) fn rust_analyzer() -> ServerSpec {
             ..WaitProfile::default()
         },
         install_hint: "rustup component add rust-analyzer".into(),
+        coverage: super::Coverage {
+            // A crate's manifest (its dependencies, features, edition), the versions
+            // locked, and the toolchain that checks it.
+            configuration: strs(&[
+                "Cargo.toml",
+                "Cargo.lock",
+                "rust-toolchain",
+                "rust-toolchain.toml",
+            ]),
+            ..super::Coverage::default()
+        },
         ..entry(RUST_ANALYZER, "rust-analyzer", &[], languages::RUST, "rust")
     }
 }

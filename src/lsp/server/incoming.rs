@@ -57,8 +57,15 @@ pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
             }
         }
         ServerStatusNotification::METHOD => {
-            server.quiescent =
-                protocol::params::<ServerStatusParams>(&n.params).and_then(|p| p.quiescent);
+            let status = protocol::params::<ServerStatusParams>(&n.params);
+            server.quiescent = status.as_ref().and_then(|p| p.quiescent);
+            server.health_error =
+                status
+                    .filter(|p| p.health.as_deref() == Some("error"))
+                    .map(|p| {
+                        p.message
+                            .unwrap_or_else(|| "its workspace did not load".into())
+                    });
         }
         _ => {}
     }

@@ -44,6 +44,11 @@ pub const TSGO: &str = "tsgo";
 /// Where a TypeScript project's root is.
 const ROOTS: &[&str] = &["tsconfig.json", "jsconfig.json", "package.json"];
 
+/// What a TypeScript server reads as a project's configuration: its compiler options
+/// (with the files they extend, often `tsconfig.base.json`) and the manifest that
+/// resolves its imports (`exports`, `types`, `type`).
+const CONFIGURATION: &[&str] = &["tsconfig*.json", "jsconfig*.json", "package.json"];
+
 pub(super) fn typescript_language_server() -> ServerSpec {
     ServerSpec {
         root_markers: strs(ROOTS),
@@ -67,6 +72,10 @@ pub(super) fn typescript_language_server() -> ServerSpec {
             ..WaitProfile::default()
         },
         install_hint: "npm install -g typescript-language-server typescript@6".into(),
+        coverage: Coverage {
+            configuration: strs(CONFIGURATION),
+            ..Coverage::default()
+        },
         ..entry(
             TSLS,
             "typescript-language-server",
@@ -88,6 +97,7 @@ pub(super) fn tsgo() -> ServerSpec {
             .into(),
         coverage: Coverage {
             dependents: Dependents::Project,
+            configuration: strs(CONFIGURATION),
             ..Coverage::default()
         },
         ..entry(
@@ -155,6 +165,12 @@ pub(super) fn eslint() -> ServerSpec {
         coverage: Coverage {
             role: Role::Linter,
             config_files: strs(ESLINT_CONFIGS),
+            configuration: ESLINT_CONFIGS
+                .iter()
+                .filter(|m| !m.contains(':'))
+                .chain(&["package.json"])
+                .map(|s| s.to_string())
+                .collect(),
             needs_config: true,
             dependents: Dependents::None,
             ..Coverage::default()
