@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::support::{Output, Test, require_server};
 
+mod configuration;
 mod servers;
 
 /// Cold-start friendly waits; correctness must not depend on speed.

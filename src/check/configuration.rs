@@ -210,24 +210,18 @@ pub(super) fn restart(
 }
 
 /// Why the server started afresh for group `g` may not have read its configuration:
-/// the server says its project did not load (`Server::load_failure`), it logged or
-/// showed an error (pyright logs that a config file "could not be parsed" and goes on
-/// with its defaults), or a configuration file is not well-formed JSON or TOML
-/// (typescript-language-server says nothing of a tsconfig.json it cannot parse; tsc
-/// fails on it). Every server that reads one of these fails on a malformed one.
+/// the server says its project did not load (`Server::load_failure`: rust-analyzer,
+/// gopls and pyright each say it their own way), or a configuration file is not
+/// well-formed JSON or TOML (typescript-language-server says nothing of a
+/// tsconfig.json it cannot parse; tsc fails on it). Its other error logs are no sign:
+/// gopls logs a failed `go mod tidy` lookup of a module it cannot reach as an error.
 fn complaint(pool: &Pool, g: &Group, tracked: &[Tracked]) -> Option<String> {
     let server = pool.server(g.server?);
     if let Some(why) = server.load_failure() {
-        return Some(format!("it could not load the project ({why})"));
-    }
-    const ERROR: i32 = 1;
-    if let Some((_, text)) = server
-        .shown()
-        .iter()
-        .chain(server.logs())
-        .find(|(level, _)| *level == ERROR)
-    {
-        return Some(format!("it reported an error ({})", first_line(text)));
+        return Some(format!(
+            "it could not load the project ({})",
+            first_line(&why)
+        ));
     }
     g.configuration.iter().find_map(|&i| malformed(&tracked[i]))
 }

@@ -62,3 +62,15 @@ mod tests {
         assert_eq!(analysis_token(&json!({})), "");
     }
 }
+
+/// pyright (and basedpyright) go on with their defaults when a configuration file
+/// does not parse, and say so only in an error-level `window/logMessage`: `Config
+/// file "…/pyrightconfig.json" could not be parsed. Verify that format is correct.`
+/// (its `configOptions` reading; the same for a `pyproject.toml`). The message, if
+/// the server logged one.
+pub fn unparsed_config(logs: &std::collections::VecDeque<(i32, String)>) -> Option<&str> {
+    const ERROR: i32 = 1;
+    logs.iter()
+        .find(|(level, text)| *level == ERROR && text.contains("could not be parsed"))
+        .map(|(_, text)| text.as_str())
+}

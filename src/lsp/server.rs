@@ -419,10 +419,14 @@ impl Server {
 
     /// Why the server says it could not load its project, while it says so:
     /// rust-analyzer's `health: "error"`, gopls's standing "Error loading workspace"
-    /// progress (`gopls`). Its word on any file is then not the project's.
+    /// progress (`gopls`), pyright's log that a config file could not be parsed
+    /// (`pyright`). Its word on any file is then not the project's.
     pub fn load_failure(&self) -> Option<String> {
         if let Some(message) = &self.health_error {
             return Some(message.clone());
+        }
+        if let Some(message) = super::pyright::unparsed_config(&self.logs) {
+            return Some(message.to_string());
         }
         self.progress
             .values()
