@@ -34,6 +34,18 @@ pub fn analysis_token(params: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// pyright (and basedpyright) go on with their defaults when a configuration file
+/// does not parse, and say so only in an error-level `window/logMessage`: `Config
+/// file "…/pyrightconfig.json" could not be parsed. Verify that format is correct.`
+/// (its `configOptions` reading; the same for a `pyproject.toml`). The message, if
+/// the server logged one.
+pub fn unparsed_config(logs: &std::collections::VecDeque<(i32, String)>) -> Option<&str> {
+    const ERROR: i32 = 1;
+    logs.iter()
+        .find(|(level, text)| *level == ERROR && text.contains("could not be parsed"))
+        .map(|(_, text)| text.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,16 +73,4 @@ mod tests {
         assert_eq!(analysis_token(&json!({ "token": 5 })), "5");
         assert_eq!(analysis_token(&json!({})), "");
     }
-}
-
-/// pyright (and basedpyright) go on with their defaults when a configuration file
-/// does not parse, and say so only in an error-level `window/logMessage`: `Config
-/// file "…/pyrightconfig.json" could not be parsed. Verify that format is correct.`
-/// (its `configOptions` reading; the same for a `pyproject.toml`). The message, if
-/// the server logged one.
-pub fn unparsed_config(logs: &std::collections::VecDeque<(i32, String)>) -> Option<&str> {
-    const ERROR: i32 = 1;
-    logs.iter()
-        .find(|(level, text)| *level == ERROR && text.contains("could not be parsed"))
-        .map(|(_, text)| text.as_str())
 }
