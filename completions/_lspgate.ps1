@@ -128,6 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
             [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD')
+            [CompletionResult]::new('--changed', '--changed', [CompletionResultType]::ParameterName, 'Check what changed on disk since lspgate last looked (the last `check --changed` or written edit here; the first time, the git index), counting as new only what that change introduced, in the changed files and the files it broke. For harnesses that write files themselves: run it after each write')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
             [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')

@@ -159,7 +159,7 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__check)
-            opts="-q -C -h --staged --patch --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            opts="-q -C -h --staged --changed --patch --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

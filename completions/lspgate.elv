@@ -121,6 +121,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand -C 'Run as if lspgate had been started in DIR'
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
             cand --staged 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD'
+            cand --changed 'Check what changed on disk since lspgate last looked (the last `check --changed` or written edit here; the first time, the git index), counting as new only what that change introduced, in the changed files and the files it broke. For harnesses that write files themselves: run it after each write'
             cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
             cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
             cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'

@@ -142,6 +142,7 @@ never\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l staged -d 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD'
+complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l changed -d 'Check what changed on disk since lspgate last looked (the last `check --changed` or written edit here; the first time, the git index), counting as new only what that change introduced, in the changed files and the files it broke. For harnesses that write files themselves: run it after each write'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'

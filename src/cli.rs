@@ -105,6 +105,12 @@ pub enum Command {
         /// new only what it changes from HEAD.
         #[arg(long, conflicts_with_all = ["paths", "patch"])]
         staged: bool,
+        /// Check what changed on disk since lspgate last looked (the last `check
+        /// --changed` or written edit here; the first time, the git index), counting as
+        /// new only what that change introduced, in the changed files and the files it
+        /// broke. For harnesses that write files themselves: run it after each write.
+        #[arg(long, conflicts_with_all = ["paths", "patch", "staged"])]
+        changed: bool,
         /// Check the files an applied diff touches, counting as new only what it introduced.
         #[arg(long, value_name = "FILE|-", conflicts_with = "paths")]
         patch: Option<PathBuf>,

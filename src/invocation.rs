@@ -130,6 +130,7 @@ fn action(command: Command, run_dir: &Path) -> Result<Action> {
         Command::Check {
             paths,
             staged,
+            changed,
             patch,
             report: args,
         } => {
@@ -148,6 +149,7 @@ fn action(command: Command, run_dir: &Path) -> Result<Action> {
             let request = Reporting::Check {
                 paths,
                 staged,
+                changed,
                 patch,
             };
             report(request, args)

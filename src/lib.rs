@@ -10,6 +10,7 @@
 //! that writes to stdout.
 
 pub mod c_source;
+pub mod changed;
 pub mod check;
 pub mod cli;
 pub mod commands;

@@ -174,16 +174,21 @@ fn git_command(dir: &Path) -> Command {
 
 /// Run git in `dir` and return its stdout; a failure is bad input, with git's words.
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, EditError> {
+    git_for("check --staged", dir, args)
+}
+
+/// `git ARGS` in `dir`, its output; failing, an error that names `who` asked.
+pub(crate) fn git_for(who: &str, dir: &Path, args: &[&str]) -> Result<Vec<u8>, EditError> {
     let out = git_command(dir)
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| EditError::Other(format!("check --staged: cannot run git: {e}")))?;
+        .map_err(|e| EditError::Other(format!("{who}: cannot run git: {e}")))?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let first = stderr.lines().next().unwrap_or("").trim();
         return Err(EditError::Other(format!(
-            "check --staged: git {} failed in {}: {first}",
+            "{who}: git {} failed in {}: {first}",
             args.first().unwrap_or(&""),
             dir.display()
         )));
@@ -193,10 +198,20 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, EditError> {
 
 /// The contents of `oids`, in order, through one `git cat-file --batch`.
 fn cat_blobs(dir: &Path, oids: &[&str]) -> Result<Vec<Vec<u8>>, EditError> {
+    cat_blobs_for("check --staged", dir, oids)
+}
+
+/// The blobs `oids` of the repository at `dir`, in order, by one `git cat-file
+/// --batch`; failing, an error that names `who` asked.
+pub(crate) fn cat_blobs_for(
+    who: &str,
+    dir: &Path,
+    oids: &[&str],
+) -> Result<Vec<Vec<u8>>, EditError> {
     if oids.is_empty() {
         return Ok(Vec::new());
     }
-    let failed = |what: String| EditError::Other(format!("check --staged: git cat-file: {what}"));
+    let failed = |what: String| EditError::Other(format!("{who}: git cat-file: {what}"));
     let mut child = git_command(dir)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::support::{Output, Test, require_server};
 
+mod changed;
 mod configuration;
 mod servers;
 

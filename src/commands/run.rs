@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use crate::error::Error;
 use crate::model::{ReportArgs, Reporting};
-use crate::{check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged};
+use crate::{
+    changed, check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged,
+};
 
 /// How long servers get to shut down at the end of a one-shot run, at most.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -59,7 +61,7 @@ pub fn reporting_run(
         print_error(note);
     }
     let options = config::resolve_options(setting.args, &loaded.options)?;
-    let job = plan(request, workspace, setting.run_dir)?;
+    let (job, changes) = plan(request, workspace, setting.run_dir, &loaded.servers)?;
     let ctx = check::Context {
         workspace: workspace.to_path_buf(),
         run_dir: setting.run_dir.to_path_buf(),
@@ -91,7 +93,7 @@ pub fn reporting_run(
     };
     // Done watching (a status line is cleared) before anything else is said.
     drop(watcher.take());
-    let report = match report {
+    let mut report = match report {
         Ok(report) => report,
         Err(e) if e.exit_code() == exit::PARTIAL => {
             pending.partly_written(invocation, &e.summary());
@@ -102,9 +104,13 @@ pub fn reporting_run(
             return Err(e.into());
         }
     };
+    report
+        .notes
+        .extend(changes.as_ref().and_then(changed::Changes::note));
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
     pending.complete(invocation, &report);
+    move_baseline(workspace, changes.as_ref(), &report);
     Ok(Ran::Done {
         report: Box::new(report),
         options,
@@ -179,8 +185,49 @@ fn run_in_process(
     result
 }
 
-/// The check's job for `request`, planned in memory: nothing is written here.
+/// After a run: the baseline of `check --changed` takes the tree a complete `check
+/// --changed` saw (an incomplete one leaves it, to be checked again), or the files a
+/// run wrote. A baseline that cannot be moved is said, and checked again next time.
+fn move_baseline(workspace: &Path, changes: Option<&changed::Changes>, report: &model::Report) {
+    let moved = match changes {
+        Some(changes)
+            if report.exit_code == exit::OK || report.exit_code == exit::NEW_DIAGNOSTICS =>
+        {
+            changed::accept(workspace, changes)
+        }
+        Some(_) => Ok(()),
+        None if report.is_edit && !report.dry_run && !report.rejected => {
+            let written: Vec<std::path::PathBuf> =
+                report.applied.iter().map(|a| a.path.clone()).collect();
+            changed::advance(workspace, &written)
+        }
+        None => Ok(()),
+    };
+    if let Err(e) = moved {
+        print_error(&format!(
+            "note: check --changed: could not record what was checked ({e}); the next call \
+             checks it again"
+        ));
+    }
+}
+
+/// The check's job for `request`, planned in memory: nothing is written here; with
+/// `check --changed`, the change found, for its baseline to move after the run.
 fn plan(
+    request: Reporting,
+    workspace: &Path,
+    run_dir: &Path,
+    servers: &[crate::servers::ServerSpec],
+) -> Result<(check::Job, Option<changed::Changes>), edit::EditError> {
+    if let Reporting::Check { changed: true, .. } = request {
+        let mut changes = changed::find(workspace, servers)?;
+        let plan = std::mem::take(&mut changes.plan);
+        return Ok((check::Job::Review(plan), Some(changes)));
+    }
+    Ok((plan_edit(request, workspace, run_dir)?, None))
+}
+
+fn plan_edit(
     request: Reporting,
     workspace: &Path,
     run_dir: &Path,

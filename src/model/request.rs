@@ -27,6 +27,8 @@ pub enum Reporting {
     Check {
         paths: Vec<PathBuf>,
         staged: bool,
+        /// `--changed`: what changed on disk since lspgate last looked (`changed`).
+        changed: bool,
         patch: Option<Vec<u8>>,
     },
 }

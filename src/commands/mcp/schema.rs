@@ -72,8 +72,9 @@ pub const TOOLS: [ToolSpec; 8] = [
         name: "check",
         title: "Check files without editing",
         description: "Report without editing: every diagnostic of the files at paths; or \
-            only what a change introduced, staged (the git index against HEAD) or patch (a \
-            diff already applied to the files), including the callers it broke.",
+            only what a change introduced, staged (the git index against HEAD), patch (a \
+            diff already applied to the files) or changed (the disk since the last check), \
+            including the callers it broke.",
         read_only: true,
         input: check_input,
         output: report_output,
@@ -192,6 +193,7 @@ fn check_input() -> Value {
         with_all(json!({
             "paths": {"type": "array", "items": {"type": "string"}, "description": "Files to check: every diagnostic of them counts as new."},
             "staged": {"type": "boolean", "description": "Check the staged content of the git index, counting as new only what it changes from HEAD. Not with paths or patch."},
+            "changed": {"type": "boolean", "description": "Check what changed on disk since lspgate last looked (the last changed check or written edit; the first time, the git index), counting as new only what that change introduced, the callers it broke included. Call it after writing files with other tools. Not with paths, staged or patch."},
             "patch": {"type": "string", "description": "A diff already applied to the files: check the files it touches, counting as new only what it introduced. Not with paths."},
         })),
         &[],

@@ -118,6 +118,8 @@ struct CheckArgs {
     paths: Vec<PathBuf>,
     #[serde(default)]
     staged: bool,
+    #[serde(default)]
+    changed: bool,
     patch: Option<String>,
     #[serde(default)]
     all: bool,
@@ -241,6 +243,9 @@ impl Call {
                 if a.patch.is_some() && !a.paths.is_empty() {
                     return Err("check: patch cannot be used with paths".into());
                 }
+                if a.changed && (a.staged || a.patch.is_some() || !a.paths.is_empty()) {
+                    return Err("check: changed cannot be used with paths, staged or patch".into());
+                }
                 Call::Report {
                     tool: "check",
                     options: EditOptions {
@@ -250,6 +255,7 @@ impl Call {
                     request: Reporting::Check {
                         paths: a.paths,
                         staged: a.staged,
+                        changed: a.changed,
                         patch: a.patch.map(String::into_bytes),
                     },
                     arguments: recorded(),

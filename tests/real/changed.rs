@@ -1,0 +1,132 @@
+//! `check --changed` after edits made by another process, as a harness that writes
+//! files with its own tools runs it: against the real servers, each call reports
+//! exactly what happened since the previous one. Before, a harness's hook ran
+//! `check FILE`, which reported the written file's own diagnostics, old ones
+//! included, and none of the callers it broke (exit 0).
+
+use super::*;
+
+/// What another process does to the workspace: `edit` (or its reverse) written
+/// straight to disk.
+fn write_behind(out: &Output, edit: &Edit, reverse: bool) {
+    let path = out.workspace().join(edit.path);
+    let text = fs::read_to_string(&path).expect("read the file to edit");
+    let (old, new) = if reverse {
+        (edit.new, edit.old)
+    } else {
+        (edit.old, edit.new)
+    };
+    assert_eq!(
+        text.matches(old).count(),
+        1,
+        "{old:?} once in {}",
+        edit.path
+    );
+    fs::write(&path, text.replacen(old, new, 1)).expect("write behind lspgate's back");
+}
+
+/// Stage every file: with no baseline yet, `check --changed` measures from git's
+/// index, and a file git does not know is a new one.
+fn staged(test: Test) -> Test {
+    let status = std::process::Command::new("git")
+        .args(["add", "-A"])
+        .current_dir(test.workspace())
+        .status()
+        .expect("run git add");
+    assert!(status.success(), "git add failed");
+    test
+}
+
+fn changed(test: Test) -> Output {
+    test.args(["check", "--changed"]).args(&WAITS[1..]).run()
+}
+
+/// Nothing, a breaking change, nothing again, the break mended, an error in `a`:
+/// each call says what happened since the one before.
+fn sequence(lang: &Lang, daemon: bool) {
+    if !installed(lang) {
+        return;
+    }
+    // As a crate has it: what cargo writes (rust-analyzer runs it) is not a change
+    // of the project's.
+    let mut test = staged(workspace(lang, &[]).file(".gitignore", "target/\nCargo.lock\n"));
+    if daemon {
+        test = test.with_daemon();
+    }
+    let _guard = daemon.then(|| crate::support::process::DaemonGuard::new(&test));
+    let first = changed(test);
+    first.assert_code(0);
+    assert!(first.block("project_diagnostics").is_none(), "{first}");
+
+    write_behind(&first, &lang.breaking, false);
+    let broken = changed(first.again());
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", lang.b_call.0, lang.b_call.1);
+    assert_error_in(&broken, "project_diagnostics", lang.c, lang.c_call);
+    assert_nothing_at(&broken, lang.c, lang.c_error_line);
+
+    let quiet = changed(broken.again());
+    quiet.assert_code(0);
+    assert!(quiet.block("project_diagnostics").is_none(), "{quiet}");
+    assert!(quiet.block("file_diagnostics").is_none(), "{quiet}");
+
+    write_behind(&quiet, &lang.breaking, true);
+    let mended = changed(quiet.again());
+    mended.assert_code(0);
+    assert!(
+        mended.summary().iter().any(|l| l.contains(", fixed ")),
+        "the broken calls are fixed\n{mended}"
+    );
+
+    write_behind(&mended, &lang.error, false);
+    let error = changed(mended.again());
+    error.assert_code(1);
+    assert_error_in(&error, "file_diagnostics", lang.error.path, lang.error_line);
+    assert_nothing_at(&error, lang.c, lang.c_error_line);
+}
+
+#[test]
+fn pyright_reports_each_change_once() {
+    sequence(&PYRIGHT, false);
+}
+
+#[test]
+fn pyright_reports_each_change_once_through_the_daemon() {
+    sequence(&PYRIGHT, true);
+}
+
+#[test]
+fn typescript_language_server_reports_each_change_once() {
+    sequence(&TSLS, false);
+}
+
+#[test]
+fn gopls_reports_each_change_once() {
+    sequence(&GOPLS, false);
+}
+
+#[test]
+fn gopls_reports_each_change_once_through_the_daemon() {
+    sequence(&GOPLS, true);
+}
+
+#[test]
+fn rust_analyzer_reports_each_change_once() {
+    sequence(&RUST_ANALYZER, false);
+}
+
+/// clangd reads a header from disk, not from what it is shown: the dependents of a
+/// header changed on disk cannot be shown its old text for a before view, and a
+/// header change is never passed as clean.
+#[test]
+fn clangd_never_passes_a_header_changed_on_disk() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let test = staged(workspace(&CLANGD, &[]));
+    let first = changed(test);
+    first.assert_code(0);
+    write_behind(&first, &CLANGD.breaking, false);
+    let broken = changed(first.again());
+    broken.assert_code_in(&[1, 3]);
+}
