@@ -130,3 +130,99 @@ fn clangd_never_passes_a_header_changed_on_disk() {
     let broken = changed(first.again());
     broken.assert_code_in(&[1, 3]);
 }
+
+/// The hooks of `integrations/` replayed as the harness runs them: its recorded JSON
+/// on stdin, through a shell, in the project directory, with lspgate on `PATH`.
+mod hooks {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    use super::*;
+
+    fn repo_file(rel: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+
+    /// Claude Code's `PostToolUse` input after its `Edit` tool, as recorded.
+    fn recorded_input() -> Vec<u8> {
+        fs::read(repo_file(
+            "tests/fixtures/hooks/claude-code-post-tool-use.json",
+        ))
+        .expect("the recorded hook input")
+    }
+
+    /// Run `command` through `sh -c` as the harness would; its status and stderr.
+    fn run_hook(test: &Test, command: &str) -> (i32, String) {
+        let bin = Path::new(env!("CARGO_BIN_EXE_lspgate"))
+            .parent()
+            .expect("the binary's directory")
+            .to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin];
+        dirs.extend(std::env::split_paths(&path));
+        let mut child = test
+            .command_with("sh")
+            .args(["-c", command])
+            .env("PATH", std::env::join_paths(dirs).expect("a PATH"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the hook");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(&recorded_input())
+            .expect("write the hook input");
+        let out = child.wait_with_output().expect("the hook's end");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Each hook: silent and 0 with nothing changed; after the harness's write breaks
+    /// two callers, 2 with both on stderr; silent again on the next call.
+    fn replay(command: &str) {
+        if !installed(&PYRIGHT) {
+            return;
+        }
+        let test = staged(workspace(&PYRIGHT, &[]));
+        assert_eq!(run_hook(&test, command), (0, String::new()));
+        let a = test.path("a.py");
+        let text = fs::read_to_string(&a).expect("a.py");
+        fs::write(
+            &a,
+            text.replace(
+                "def greet(name: str)",
+                "def greet(name: str, greeting: str)",
+            ),
+        )
+        .expect("the harness's write");
+        let (status, stderr) = run_hook(&test, command);
+        assert_eq!(status, 2, "{stderr}");
+        assert!(stderr.contains("b.py:3:"), "{stderr}");
+        assert!(stderr.contains("c.py:5:"), "{stderr}");
+        assert!(!stderr.contains("c.py:3:"), "an old error as new\n{stderr}");
+        assert_eq!(run_hook(&test, command), (0, String::new()));
+    }
+
+    #[test]
+    fn the_post_edit_hook_script() {
+        let script = repo_file("integrations/post-edit-hook.sh");
+        replay(&format!("sh '{}'", script.display()));
+    }
+
+    #[test]
+    fn the_claude_code_settings_hook() {
+        let settings: Value = serde_json::from_slice(
+            &fs::read(repo_file("integrations/claude-code/settings.json")).expect("settings"),
+        )
+        .expect("settings JSON");
+        let command = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .expect("the hook's command");
+        replay(command);
+    }
+}
