@@ -135,7 +135,7 @@ fn clangd_never_passes_a_header_changed_on_disk() {
 /// on stdin, through a shell, in the project directory, with lspgate on `PATH`.
 mod hooks {
     use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
 
     use super::*;
 
