@@ -23,6 +23,7 @@ pub mod paths;
 pub mod protocol;
 mod units;
 mod watch;
+mod watcher;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
@@ -96,6 +97,16 @@ pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
 }
 
 /// One line on stderr, which is the daemon's log file.
+/// `LSPGATE_WATCH_LIMIT`: the directories the daemon's watcher may watch, at most
+/// (inotify watches are a per-user budget other programs share); unset or not a
+/// number, no limit but the system's. A root past it is walked before every run.
+fn watch_limit() -> usize {
+    std::env::var("LSPGATE_WATCH_LIMIT")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
 fn log(message: &str) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -162,6 +173,12 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
             }
         })?;
 
+    let (watch, unwatched) = watch::Watch::watching(&paths.watch_markers(), watch_limit());
+    if let Some(why) = unwatched {
+        log(&format!(
+            "no file system watcher ({why}): every server root is walked before every run"
+        ));
+    }
     let mut daemon = Daemon {
         workspace,
         paths,
@@ -170,7 +187,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         started: Instant::now(),
         idle,
         runs: 0,
-        watch: watch::Watch::default(),
+        watch,
         notes: Vec::new(),
         restart_failed: HashSet::new(),
         units: units::Units::default(),
@@ -430,7 +447,17 @@ impl Daemon {
             Ok(Ok(mut report)) => {
                 // Before the run's own notes: it happened first.
                 report.notes.splice(0..0, std::mem::take(&mut self.notes));
+                for (root, why) in self.watch.unwatched() {
+                    report.notes.push(format!(
+                        "the daemon does not watch {} ({why}): it walks it before every run \
+                         instead",
+                        root.display()
+                    ));
+                }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
+                // Before the client may change anything again: a change made after the
+                // report must not be taken for the baseline's.
+                self.watch_new_roots();
                 self.reply(stream, &Response::Report(Box::new(report)));
                 self.after_run(&written);
                 Flow::Continue
@@ -506,6 +533,7 @@ impl Daemon {
             ));
             self.pool.stop(i, SHUTDOWN_GRACE);
         }
+        self.watch.sync();
         let announced = self.resync();
         self.announce_disk_changes(&announced);
         self.name_views();
@@ -695,13 +723,7 @@ impl Daemon {
     fn announce_disk_changes(&mut self, announced: &HashSet<PathBuf>) {
         let roots = self.roots();
         for (root, extensions) in roots {
-            let changes = match self.watch.changes(&root, &extensions) {
-                Ok(changes) => changes,
-                Err(why) => {
-                    log(&why);
-                    continue;
-                }
-            };
+            let changes = self.watch.changes(&root, &extensions);
             if changes.is_empty() {
                 continue;
             }
@@ -774,6 +796,16 @@ impl Daemon {
         }
     }
 
+    /// The first walk of new servers' roots: the baseline of what they saw, and the
+    /// watches on them.
+    fn watch_new_roots(&mut self) {
+        for (root, extensions) in self.roots() {
+            if !self.watch.knows(&root) {
+                self.watch.changes(&root, &extensions);
+            }
+        }
+    }
+
     /// After a run's report is sent: remember the files it wrote as the servers know
     /// them, take the first walk of new servers' roots (the baseline), and bound the
     /// diagnostics held.
@@ -788,14 +820,7 @@ impl Daemon {
                 self.configuration.insert(i, stamp);
             }
         }
-        let roots = self.roots();
-        for (root, extensions) in roots {
-            if !self.watch.knows(&root)
-                && let Err(why) = self.watch.changes(&root, &extensions)
-            {
-                log(&why);
-            }
-        }
+        self.watch_new_roots();
         for i in self.pool.ids() {
             self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
         }
@@ -965,6 +990,8 @@ impl Daemon {
             runs: self.runs,
             rss_kib: protocol::rss_kib(std::process::id()),
             servers,
+            watched_directories: self.watch.watched_directories(),
+            unwatched: self.watch.unwatched(),
         }
     }
 

@@ -21,6 +21,12 @@ pub struct Paths {
 }
 
 impl Paths {
+    /// The directory of the file system watcher's markers (`watcher`), beside the
+    /// socket.
+    pub fn watch_markers(&self) -> PathBuf {
+        self.socket.with_extension("watch")
+    }
+
     /// The paths for `workspace` (canonical), creating and checking the directory.
     pub fn for_workspace(workspace: &Path) -> io::Result<Paths> {
         let dir = crate::paths::dirs().runtime.clone();

@@ -211,6 +211,12 @@ pub struct Status {
     /// Resident memory, where the system tells (Linux).
     pub rss_kib: Option<u64>,
     pub servers: Vec<ServerInfo>,
+    /// Directories the file system watcher watches.
+    #[serde(default)]
+    pub watched_directories: usize,
+    /// Server roots the watcher does not cover, each with why: walked before every run.
+    #[serde(default)]
+    pub unwatched: Vec<(PathBuf, String)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

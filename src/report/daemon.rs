@@ -197,6 +197,15 @@ pub fn write_status(out: &mut dyn Write, s: &Status) -> io::Result<()> {
     writeln!(out, "socket: {}", s.socket.display())?;
     writeln!(out, "log: {}", s.log.display())?;
     writeln!(out, "idle timeout: {}", human_duration(s.idle_timeout_ms))?;
+    writeln!(out, "watching: {} directories", s.watched_directories)?;
+    for (root, why) in &s.unwatched {
+        writeln!(
+            out,
+            "  not watched, walked before every run: {} ({})",
+            tame(&root.display().to_string()),
+            tame(why)
+        )?;
+    }
     if s.servers.is_empty() {
         return writeln!(out, "servers: none yet");
     }

@@ -226,3 +226,82 @@ mod hooks {
         replay(command);
     }
 }
+
+/// A warm daemon in a tree of many files learns of a change made behind its back: the
+/// quick-start story of a caller updated after another tool changed the callee.
+/// Before, past 10,000 entries the daemon stopped looking, and the correct edit was
+/// reported as an error (exit 1).
+mod large_tree {
+    use super::*;
+
+    fn story(assets: usize, watch_limit: Option<&str>) {
+        if !installed(&PYRIGHT) {
+            return;
+        }
+        let mut test = workspace(&PYRIGHT, &[]).with_daemon();
+        if let Some(limit) = watch_limit {
+            test = test.env("LSPGATE_WATCH_LIMIT", limit);
+        }
+        let dir = test.path("assets");
+        for i in 0..assets {
+            let sub = dir.join(format!("d{}", i / 1000));
+            if i % 1000 == 0 {
+                fs::create_dir_all(&sub).expect("mkdir");
+            }
+            fs::write(sub.join(format!("f{i}.txt")), "").expect("an asset");
+        }
+        let _guard = crate::support::process::DaemonGuard::new(&test);
+        let warm = test.args(["check", "c.py"]).args(&WAITS[1..]).run();
+        warm.assert_code(1);
+        let a = warm.workspace().join("a.py");
+        let text = fs::read_to_string(&a).expect("a.py");
+        fs::write(
+            &a,
+            text.replace(
+                "def greet(name: str)",
+                "def greet(name: str, greeting: str)",
+            ),
+        )
+        .expect("another tool's write");
+        let edit = warm
+            .again()
+            .args([
+                "edit",
+                "b.py",
+                "--old",
+                "greet(\"b\")",
+                "--new",
+                "greet(\"b\", \"hi\")",
+            ])
+            .args(&WAITS[1..])
+            .run();
+        edit.assert_code(0);
+        assert!(
+            edit.summary().iter().any(|l| l.contains("fixed 1")),
+            "the call is mended\n{edit}"
+        );
+        if watch_limit.is_some() {
+            assert!(
+                edit.notes()
+                    .iter()
+                    .any(|n| n.contains("walks it before every run")),
+                "a root not watched is said\n{edit}"
+            );
+        }
+    }
+
+    #[test]
+    fn ten_thousand_files() {
+        story(10_001, None);
+    }
+
+    #[test]
+    fn a_hundred_thousand_files() {
+        story(100_000, None);
+    }
+
+    #[test]
+    fn a_tree_past_the_watch_limit_is_walked_and_said() {
+        story(10_001, Some("5"));
+    }
+}
