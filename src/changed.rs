@@ -61,9 +61,24 @@ pub struct Changes {
     pub plan: EditPlan,
     pub since: Since,
     tree: BTreeMap<String, Known>,
+    /// The files of `plan`, relative to the workspace.
+    planned: Vec<String>,
 }
 
 impl Changes {
+    /// The files of the change that are no longer as they were checked (another
+    /// write came while the check ran): the report is not about the disk as it is.
+    pub fn moved_since(&self, workspace: &Path) -> Vec<PathBuf> {
+        self.planned
+            .iter()
+            .filter(|rel| {
+                let now = fs::read(workspace.join(rel)).ok().map(|b| oid(&b));
+                now.as_ref() != self.tree.get(*rel).map(|k| &k.oid)
+            })
+            .map(|rel| workspace.join(rel))
+            .collect()
+    }
+
     /// A line for the report's notes saying what the change was measured from.
     pub fn note(&self) -> Option<String> {
         match self.since {
@@ -139,10 +154,15 @@ pub fn find(workspace: &Path, servers: &[ServerSpec]) -> Result<Changes, EditErr
             });
         }
     }
+    let planned = changes
+        .iter()
+        .filter_map(|c| relative(workspace, &c.path))
+        .collect();
     Ok(Changes {
         plan: EditPlan { changes },
         since,
         tree,
+        planned,
     })
 }
 

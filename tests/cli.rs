@@ -56,7 +56,11 @@ const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p", "--reverse"], &["[PATCH]"]),
-    ("check", &["--staged", "--patch"], &["[PATHS]..."]),
+    (
+        "check",
+        &["--staged", "--changed", "--patch"],
+        &["[PATHS]..."],
+    ),
     ("servers", &["--format"], &["[FILE]"]),
     ("history", &["--last", "--limit", "--format"], &["[RUN]"]),
     ("daemon", &[], &["<COMMAND>"]),

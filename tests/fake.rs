@@ -1768,3 +1768,31 @@ mod workspace_analysis {
         stopped.assert_code(0);
     }
 }
+
+/// `check --changed` of a file another tool writes again while it is being checked:
+/// the report is not of the disk as it is now, so it is not clean (exit 3, a note), and
+/// the next call checks the file again as it then is.
+#[test]
+fn a_file_written_again_during_check_changed_is_not_passed() {
+    let test = Test::new().file("a.fake", "one\n");
+    let marker = test.path("a.fake");
+    let test = test.fake_server(&["--append-on-change", &marker.display().to_string()]);
+    let first = test.args(["check", "--changed"]).run();
+    first.assert_code(0);
+    std::fs::write(first.workspace().join("a.fake"), "one\ntwo\n").expect("another tool's write");
+    let during = first.again().args(["check", "--changed"]).run();
+    during.assert_code(3);
+    assert!(
+        during
+            .notes()
+            .iter()
+            .any(|n| n.contains("written again while it was checked")),
+        "{during}"
+    );
+    let again = during.again().args(["check", "--changed"]).run();
+    assert!(
+        !again.notes().iter().any(|n| n.contains("no earlier check")),
+        "{again}"
+    );
+    again.assert_code(3);
+}

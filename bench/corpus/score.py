@@ -17,7 +17,11 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      cases behind the daemon's back, as a user's repository is, and an untimed check
      after each restore so that the next case's figure is its own edit's, not the
      re-analysis of the restore; `daemon stop`;
-  4. agent (not in the default modes): a daemon again, and each case applied and then
+  4. hook (not in the default modes): a daemon again; each case applied by `git apply`,
+     as a harness's own write tool would, then a timed `lspgate check --changed`; the
+     copy restored with git, the restore taken in by an untimed call, and a call with
+     nothing changed timed (its table).
+  5. agent (not in the default modes): a daemon again, and each case applied and then
      undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
      edits only through lspgate does: the daemon's steady state, where nothing changes
      behind its back; the copy is checked to be pristine after the undo;
@@ -60,8 +64,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import recheck  # noqa: E402
-from common import (CorpusError, checker_env, git, make_copy, parse_diff,  # noqa: E402
-                    restore, run_checker)
+from common import (CorpusError, apply_diff, checker_env, git, make_copy,  # noqa: E402
+                    parse_diff, restore, run_checker)
 from fetch import FetchError, fetch  # noqa: E402
 from projects import Project, select  # noqa: E402
 
@@ -152,6 +156,10 @@ class Gate:
                               stdin=subprocess.DEVNULL)
         return time.monotonic() - t0, proc
 
+    def changed(self, root: Path) -> tuple[float, subprocess.CompletedProcess]:
+        """`lspgate check --changed` through the daemon: a harness's post-edit hook."""
+        return self.run(root, ["check", "--changed", "--format", "json", "-q", *self.extra])
+
     def patch(self, root: Path, diff: Path, cold: bool) -> tuple[float, subprocess.CompletedProcess]:
         args = ["patch", str(diff), "--format", "json", "-q", *self.extra]
         if cold:
@@ -210,6 +218,7 @@ def score(case: Case, o: Outcome, report: dict) -> None:
 
 
 SAVE: Path | None = None  # --save: where each run's report and stderr are kept
+NOCHANGE: dict[str, list[float]] = {}  # hook mode: the walls of calls with nothing changed
 
 
 def undo_through_gate(gate: Gate, root: Path, case: Case, log) -> None:
@@ -229,7 +238,12 @@ def run_case(gate: Gate, root: Path, case: Case, mode: str, log=None) -> Outcome
     (through lspgate in agent mode, else with git)."""
     o = Outcome(case, mode)
     try:
-        wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
+        if mode == "hook":
+            # Another tool makes the edit; the hook reports it.
+            apply_diff(root, case.diff)
+            wall, proc = gate.changed(root)
+        else:
+            wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
         o.wall = wall
         o.exit = proc.returncode
         if SAVE is not None:
@@ -282,7 +296,7 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                 o = run_case(gate, root, case, "cold")
                 outcomes.append(o)
                 log(f"{p.name}/{case.name} cold: {brief(o)}")
-    for mode in ("warm", "agent"):
+    for mode in ("warm", "agent", "hook"):
         if mode in args.modes:
             outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
     alone: dict[str, dict] = {}
@@ -312,6 +326,10 @@ def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], ar
         gate.run(root, ["daemon", "start"])
         wall, proc = gate.run(root, warm_check)
         log(f"{p.name}: daemon warmed by one check in {wall:.1f}s (exit {proc.returncode})")
+        if mode == "hook":
+            # The hook's baseline: the tree as it is (the first call measures from git's
+            # index, which it equals).
+            gate.changed(root)
         for case in cases:
             for _ in range(args.runs):
                 o = run_case(gate, root, case, mode, log)
@@ -319,6 +337,14 @@ def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], ar
                 log(f"{p.name}/{case.name} {mode}: {brief(o)}")
                 if mode == "warm":
                     gate.run(root, warm_check)
+                if mode == "hook":
+                    # The restore is a change too: taken in untimed, then a call with
+                    # nothing changed, timed.
+                    gate.changed(root)
+                    wall, proc = gate.changed(root)
+                    NOCHANGE.setdefault(p.name, []).append(wall)
+                    if proc.returncode != 0:
+                        log(f"{p.name}: a call with nothing changed exited {proc.returncode}")
     except subprocess.TimeoutExpired:
         log(f"{p.name}: a {mode} run ran more than {RUN_TIMEOUT}s")
     finally:
@@ -447,7 +473,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1, help="runs of each case per mode")
     ap.add_argument("--modes", default="cold,warm",
                     help="comma-separated: cold, warm (each case restored with git behind "
-                    "the daemon's back), agent (each case undone through lspgate)")
+                    "the daemon's back), agent (each case undone through lspgate), hook "
+                    "(each case applied with git, then `check --changed` through the daemon)")
     ap.add_argument("--no-recheck", dest="recheck", action="store_false",
                     help="skip the server's own re-check time")
     ap.add_argument("--smoke", action="store_true",
@@ -510,6 +537,11 @@ def main() -> int:
                f"{n} `{labels[n]}` {batch[n]:.2f}s" for n in batch), "",
            "### Per language", "", language_table(outcomes, batch, alone), "",
            "### Per case", "", case_table(outcomes, batch, alone), ""]
+    if NOCHANGE:
+        out += ["### Hook mode: calls with nothing changed", "",
+                table(["project", "calls", "median wall s", "max wall s"],
+                      [[n, str(len(w)), secs(median(w)), secs(max(w))]
+                       for n, w in NOCHANGE.items()]), ""]
     text = "\n".join(out)
     print(text)
     if args.out:

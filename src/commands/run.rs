@@ -104,13 +104,13 @@ pub fn reporting_run(
             return Err(e.into());
         }
     };
-    report
-        .notes
-        .extend(changes.as_ref().and_then(changed::Changes::note));
+    let settled = changes
+        .as_ref()
+        .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
     pending.complete(invocation, &report);
-    move_baseline(workspace, changes.as_ref(), &report);
+    move_baseline(workspace, changes.as_ref().filter(|_| settled), &report);
     Ok(Ran::Done {
         report: Box::new(report),
         options,
@@ -185,9 +185,38 @@ fn run_in_process(
     result
 }
 
+/// After `check --changed`: what the change was measured from, in the notes; and
+/// whether its files are still as they were checked. A file written again while the
+/// check ran makes the report one of texts the disk no longer has: not clean (exit 3
+/// unless new errors were found), and its baseline is not moved.
+fn settled_change(
+    changes: &changed::Changes,
+    workspace: &Path,
+    run_dir: &Path,
+    options: &model::Options,
+    report: &mut model::Report,
+) -> bool {
+    report.notes.extend(changes.note());
+    let moved = changes.moved_since(workspace);
+    if moved.is_empty() {
+        return true;
+    }
+    let shown: Vec<String> = moved
+        .iter()
+        .map(|p| crate::paths::display(p, run_dir))
+        .collect();
+    report.notes.push(format!(
+        "check --changed: written again while it was checked, so not checked as it is now: {}",
+        shown.join(", ")
+    ));
+    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    false
+}
+
 /// After a run: the baseline of `check --changed` takes the tree a complete `check
-/// --changed` saw (an incomplete one leaves it, to be checked again), or the files a
-/// run wrote. A baseline that cannot be moved is said, and checked again next time.
+/// --changed` saw (`None` for one that is not: it stays, to be checked again), or the
+/// files a run wrote. A baseline that cannot be moved is said, and checked again next
+/// time.
 fn move_baseline(workspace: &Path, changes: Option<&changed::Changes>, report: &model::Report) {
     let moved = match changes {
         Some(changes)

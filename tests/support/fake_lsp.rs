@@ -149,6 +149,9 @@ struct Options {
     /// `--crash-once FILE`: exit 1 on the first `didChange` unless FILE exists, after
     /// creating it, so that only the first of a daemon's servers crashes.
     crash_once: Option<PathBuf>,
+    /// `--append-on-change FILE`: on every `didChange`, append a line to FILE, as
+    /// another tool writing a file while lspgate checks it.
+    append_on_change: Option<PathBuf>,
     /// `--log-messages N`: after `initialized`, N `window/logMessage`s (levels 1 to 4
     /// in turn, "log I") and two `window/showMessage`s ("show 0", "show 1").
     log_messages: usize,
@@ -182,6 +185,7 @@ fn parse_args() -> Result<Options, String> {
             "--push-unopened" => opts.push_unopened = true,
             "--watch-files" => opts.watch_files = true,
             "--crash-once" => opts.crash_once = Some(value()?.into()),
+            "--append-on-change" => opts.append_on_change = Some(value()?.into()),
             "--log-messages" => {
                 opts.log_messages = value()?
                     .parse()
@@ -749,6 +753,11 @@ impl Server {
             "textDocument/didChange" => {
                 if self.opts.modes.crash_on_change {
                     process::exit(1);
+                }
+                if let Some(file) = &self.opts.append_on_change {
+                    let mut text = fs::read_to_string(file).unwrap_or_default();
+                    text.push_str("again\n");
+                    let _ = fs::write(file, text);
                 }
                 if let Some(marker) = &self.opts.crash_once
                     && !marker.exists()
