@@ -88,6 +88,17 @@ pub fn check_commands(
     )
     .map_err(|e| e.to_string())?;
     for spec in requested.iter().filter(|s| !s.disabled) {
+        // What the client pinned (`servers::toolchain`), and nothing else.
+        if let Some((key, _)) = spec
+            .env
+            .iter()
+            .find(|(k, _)| !servers::toolchain::PINNED.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "server {}: {key} is not a variable lspgate sets",
+                spec.name
+            ));
+        }
         let configured = loaded
             .servers
             .iter()
@@ -263,6 +274,7 @@ impl Layer<'_> {
                 origin: self.origin,
                 disabled: false,
                 not_checked: Vec::new(),
+                env: Vec::new(),
                 coverage: Coverage::default(),
             };
             spec.args = server.args.clone().unwrap_or_default();

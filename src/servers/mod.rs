@@ -26,6 +26,7 @@ pub mod languages;
 mod pyright;
 mod python_tools;
 mod rust_analyzer;
+pub mod toolchain;
 pub mod typescript;
 pub mod version;
 
@@ -226,6 +227,10 @@ pub struct ServerSpec {
     /// (`config::stopped_check`).
     #[serde(default)]
     pub not_checked: Vec<(String, String)>,
+    /// Variables set in the server's environment (and its version probe's): the
+    /// toolchains pinned for an untrusted workspace (`toolchain`), nothing else.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
     /// How it shares files with the other servers (checker or linter), and which
     /// files it asks about besides the edited ones.
     #[serde(default)]
@@ -335,8 +340,8 @@ pub fn builtin() -> Vec<ServerSpec> {
 }
 
 /// The table as it applies in `workspace`, once the families have looked at what is
-/// installed and whether the workspace is trusted: typescript-language-server's
-/// tsserver pinned in an untrusted workspace, then (since which TypeScript it would
+/// installed and whether the workspace is trusted: the toolchains and
+/// typescript-language-server's tsserver pinned in an untrusted workspace, then (since which TypeScript it would
 /// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
 /// programs are looked up with `which`.
 pub fn fit_to_workspace(
@@ -347,6 +352,8 @@ pub fn fit_to_workspace(
     which: &dyn Fn(&str) -> Option<PathBuf>,
 ) {
     if !trusted {
+        let env = |name: &str| std::env::var(name).ok();
+        toolchain::pin(servers, toolchain::user_rust(which), &env, notes);
         for spec in servers.iter_mut() {
             typescript::pin_tsserver(spec, workspace, notes, which);
         }
@@ -395,6 +402,7 @@ fn entry(
         origin: Origin::BuiltIn,
         disabled: false,
         not_checked: Vec::new(),
+        env: Vec::new(),
         coverage: Coverage::default(),
     }
 }
