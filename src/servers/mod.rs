@@ -340,8 +340,10 @@ pub fn builtin() -> Vec<ServerSpec> {
 }
 
 /// The table as it applies in `workspace`, once the families have looked at what is
-/// installed and whether the workspace is trusted: the toolchains and
-/// typescript-language-server's tsserver pinned in an untrusted workspace, then (since which TypeScript it would
+/// installed and whether the workspace is trusted: the toolchains,
+/// typescript-language-server's tsserver and basedpyright's interpreter pinned in an
+/// untrusted workspace, and pyrefly, which runs the workspace's interpreter, kept
+/// out of it; then (since which TypeScript it would
 /// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
 /// programs are looked up with `which`.
 pub fn fit_to_workspace(
@@ -356,6 +358,9 @@ pub fn fit_to_workspace(
         toolchain::pin(servers, toolchain::user_rust(which), &env, notes);
         for spec in servers.iter_mut() {
             typescript::pin_tsserver(spec, workspace, notes, which);
+            // By name: a user's own command for them runs the same program.
+            pyright::pin_interpreter(spec, which);
+            python_tools::keep_out_of_untrusted(spec);
         }
     }
     typescript::choose(servers, workspace, trusted, notes, which);

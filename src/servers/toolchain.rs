@@ -70,6 +70,7 @@ pub(super) fn pin(
                 for ext in &spec.extensions {
                     spec.not_checked.push((ext.clone(), reason.clone()));
                 }
+                spec.coverage.why = Some(format!("not run: {reason}"));
                 notes.push(format!(
                     "{} is not run: {reason}; set RUSTUP_TOOLCHAIN, run `rustup default \
                      stable`, or trust the project",

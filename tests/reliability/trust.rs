@@ -76,3 +76,103 @@ fn a_planted_rust_toolchain_is_never_run() {
     assert_eq!(ran(marks.path()), Vec::<PathBuf>::new(), "{out}");
     out.assert_code(1).stdout_contains("E0308");
 }
+
+/// A workspace whose `.venv/bin/python` (named by `python-interpreter-path` too)
+/// leaves a file in `marks` when run, then does what the real one would.
+fn planted_interpreter(marks: &Path) -> Test {
+    let real = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("a python3 for the planted one to hand over to");
+    let test = Test::new()
+        .file("a.py", "def one() -> int:\n    return 1\n")
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"planted\"\nversion = \"0\"\n\n\
+             [tool.pyrefly]\npython-interpreter-path = \".venv/bin/python\"\n",
+        )
+        .file(".venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.0\n");
+    fs::create_dir_all(test.path(".venv/bin")).expect("mkdir .venv/bin");
+    for name in ["python", "python3"] {
+        let script = test.path(".venv/bin").join(name);
+        fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ntouch '{}'\nexec {real} \"$@\"\n",
+                marks.join(name).display()
+            ),
+        )
+        .expect("write the planted interpreter");
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    test
+}
+
+/// Issue 29, item 5: which Python checker runs is the user's choice. An untrusted
+/// `.lspgate.toml` that makes pyrefly a linter or turns off the checkers ahead of it
+/// is ignored with a note (pyright checks); a checker the user chose that would run
+/// the workspace's interpreter is given the user's (basedpyright) or not run, its
+/// files reported as not checked (pyrefly). The planted interpreter never runs.
+#[test]
+fn an_untrusted_workspace_never_runs_its_python() {
+    if !(require_server("pyright-langserver")
+        && require_server("basedpyright-langserver")
+        && require_server("pyrefly"))
+    {
+        return;
+    }
+    let off = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("[server.{n}]\ndisabled = true\n"))
+            .collect::<String>()
+    };
+    let cases = [
+        (
+            "pyrefly made a linter by the project",
+            "[server.pyrefly]\nrole = \"linter\"\n".to_string(),
+            String::new(),
+            Some(("Pyright", "ignored server.pyrefly.role")),
+        ),
+        (
+            "the checkers ahead of pyrefly turned off by the project",
+            off(&["pyright", "basedpyright", "ty"]),
+            String::new(),
+            Some(("Pyright", "ignored server.pyright.disabled")),
+        ),
+        (
+            "basedpyright chosen by the user",
+            String::new(),
+            off(&["pyright"]),
+            Some(("basedpyright", "")),
+        ),
+        (
+            "pyrefly chosen by the user",
+            String::new(),
+            off(&["pyright", "basedpyright", "ty"]),
+            None,
+        ),
+    ];
+    for (what, project, user, checked) in cases {
+        let marks = tempfile::tempdir().expect("tempdir");
+        let out = planted_interpreter(marks.path())
+            .file(".lspgate.toml", project)
+            .user_config(user)
+            .args(["edit", "a.py", "--old", "return 1", "--new", "return \"x\""])
+            .args(["--startup-timeout", "60s"])
+            .run();
+        assert_eq!(ran(marks.path()), Vec::<PathBuf>::new(), "{what}\n{out}");
+        match checked {
+            Some((source, note)) => {
+                out.assert_code(1)
+                    .stdout_contains(&format!("a.py:2:12 [{source}]"))
+                    .stderr_contains(note);
+            }
+            None => {
+                out.assert_code(3).stdout_contains(
+                    "note: a.py: pyrefly is not run: it would run the Python interpreter",
+                );
+            }
+        }
+    }
+}
