@@ -23,6 +23,7 @@ use super::options::env_bool;
 use super::which::{is_path, which};
 
 const TRUST_ENV: &str = "LSPGATE_TRUST_PROJECT";
+const WITHOUT_ENV: &str = "LSPGATE_WITHOUT";
 
 /// The merged configuration of one workspace.
 #[derive(Debug, Clone)]
@@ -52,6 +53,15 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         trust_flag,
         trust_env,
     )?;
+    if let Ok(names) = std::env::var(WITHOUT_ENV) {
+        let names: Vec<String> = names
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        turn_off(&mut loaded.servers, &names, WITHOUT_ENV)?;
+    }
     // Here rather than in `load_from`: it looks at what is installed.
     servers::fit_to_workspace(
         &mut loaded.servers,
@@ -154,6 +164,7 @@ pub(super) fn load_from(
         Some(path) => read_file(path)?.map(|raw| (path, raw)),
         None => None,
     };
+    let mut user_without = None;
     if let Some((path, raw)) = user {
         let workspace = canonical(workspace);
         for entry in raw.trusted_workspaces.iter().flatten() {
@@ -181,6 +192,11 @@ pub(super) fn load_from(
         layer.apply(&raw, &mut loaded)?;
         loaded.options = loaded.options.overlay(raw.options());
         loaded.files.push(path.to_owned());
+        // Applied once the project had its say, which cannot undo it.
+        user_without = raw
+            .without
+            .clone()
+            .map(|names| (names, format!("without in {}", display_path(path))));
     }
 
     let project_path = workspace.join(PROJECT_FILE);
@@ -189,6 +205,13 @@ pub(super) fn load_from(
             return Err(invalid(
                 &project_path,
                 "trusted-workspaces is read only from the user config: a repository cannot trust itself",
+            ));
+        }
+        if raw.without.is_some() {
+            loaded.notes.push(format!(
+                "{}: ignored without (read only from the user config: which servers run \
+                 is the user's choice)",
+                project_path.display()
             ));
         }
         let where_ = user_config
@@ -211,10 +234,41 @@ pub(super) fn load_from(
         loaded.files.push(project_path);
     }
 
+    if let Some((names, source)) = user_without {
+        turn_off(&mut loaded.servers, &names, &source)?;
+    }
     for spec in &mut loaded.servers {
         fill_defaults(spec);
     }
     Ok(loaded)
+}
+
+/// Turn off the servers the user named (`without` in the user config,
+/// `LSPGATE_WITHOUT`): never started, and a file one of them would check is reported
+/// as not checked (exit 3), not skipped: for a CI that checks an untrusted patch
+/// without the servers that run the project's code (rust-analyzer's `cargo check`,
+/// ESLint). `source` names where the list came from; a name no server has is an error.
+pub(super) fn turn_off(
+    servers: &mut [ServerSpec],
+    names: &[String],
+    source: &str,
+) -> Result<(), ConfigError> {
+    for name in names {
+        let Some(spec) = servers.iter_mut().find(|s| s.name == *name) else {
+            return Err(ConfigError::Option(format!(
+                "{source}: no server is named {name:?} (`lspgate servers` lists them)"
+            )));
+        };
+        let why = format!("{name} is turned off ({source})");
+        spec.disabled = true;
+        for ext in &spec.extensions {
+            if !spec.not_checked.iter().any(|(e, _)| e == ext) {
+                spec.not_checked.push((ext.clone(), why.clone()));
+            }
+        }
+        spec.coverage.why = Some(format!("turned off ({source})"));
+    }
+    Ok(())
 }
 
 /// One config file being applied to the table.

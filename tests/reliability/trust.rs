@@ -176,3 +176,52 @@ fn an_untrusted_workspace_never_runs_its_python() {
         }
     }
 }
+
+/// Issue 29, item 6: the user (never the project) can keep servers from running:
+/// `LSPGATE_WITHOUT` or `without` in the user config. A file such a server would
+/// check is reported as not checked, exit 3, whether it was the file's checker or
+/// a linter beside it; a name no server has is bad input.
+#[test]
+fn servers_the_user_turns_off_leave_their_files_not_checked() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server_in_user_config(&[])
+        .env("LSPGATE_WITHOUT", "fake")
+        .args(["write", "a.fake", "--content", "ERROR unseen\n"])
+        .run();
+    out.assert_code(3)
+        .stdout_contains("note: a.fake: fake is turned off (LSPGATE_WITHOUT), not checked");
+    assert!(out.fake_pids().is_empty(), "the server ran\n{out}");
+
+    // A linter beside the checker, turned off in the user config.
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server_in_user_config(&[]);
+    let config = test.private_dir("config").join("lspgate/config.toml");
+    let fake = fs::read_to_string(&config).expect("read the user config");
+    let linter = fake.replace("[server.\"fake\"]", "[server.fakelint]") + "role = \"linter\"\n";
+    let test = test.user_config(format!("without = [\"fakelint\"]\n{fake}{linter}"));
+    let out = test.args(["write", "a.fake", "--content", "clean\n"]).run();
+    out.assert_code(3)
+        .stdout_contains("note: a.fake: fakelint is turned off (without in ");
+
+    // The project cannot: its `without` is ignored with a note.
+    let out = out
+        .again()
+        .user_config(format!("{fake}{linter}"))
+        .file(".lspgate.toml", "without = [\"fake\", \"fakelint\"]\n")
+        .args(["write", "a.fake", "--content", "ERROR seen\n"])
+        .run();
+    out.assert_code(1)
+        .stdout_contains("[fake][E1] seen")
+        .stderr_contains("ignored without");
+
+    let out = out
+        .again()
+        .env("LSPGATE_WITHOUT", "nope")
+        .args(["write", "a.fake", "--content", "two\n"])
+        .run();
+    out.assert_code(2)
+        .stderr_contains("LSPGATE_WITHOUT: no server is named \"nope\"");
+    assert_eq!(out.file("a.fake"), "ERROR seen\n");
+}
