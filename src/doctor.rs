@@ -173,15 +173,16 @@ pub fn gather(
         None => loaded.servers.iter().collect(),
     };
     let paths: Vec<Option<PathBuf>> = shown.iter().map(|s| config::which(&s.command)).collect();
-    // A server the workspace may not run, or whose check it stopped, is not run for
-    // its version either; the others in the environment they would run in (the
-    // toolchains pinned for an untrusted workspace).
+    // Each in the environment it would run in (the toolchains pinned for an untrusted
+    // workspace); one that no pin keeps from running what the workspace names is not
+    // run for its version either.
     let probed: Vec<Option<PathBuf>> = shown
         .iter()
         .zip(&paths)
         .map(|(s, p)| {
-            p.clone()
-                .filter(|_| !s.disabled || s.not_checked.is_empty())
+            p.clone().filter(|_| {
+                loaded.trusted || !crate::servers::toolchain::unpinned(s, &config::which)
+            })
         })
         .collect();
     let envs: Vec<&[(String, String)]> = shown.iter().map(|s| s.env.as_slice()).collect();

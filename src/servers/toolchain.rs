@@ -87,6 +87,13 @@ pub(super) fn pin(
     }
 }
 
+/// Whether `spec`, in an untrusted workspace, would run through rustup with no
+/// toolchain to pin ([`Rust::Unknown`]): then nothing of it is run, not even for its
+/// version.
+pub fn unpinned(spec: &ServerSpec, which: &dyn Fn(&str) -> Option<PathBuf>) -> bool {
+    spec.name == super::rust_analyzer::RUST_ANALYZER && matches!(user_rust(which), Rust::Unknown(_))
+}
+
 /// `GOTOOLCHAIN` for an untrusted workspace: the user's, when it names a release,
 /// else `local`.
 fn go_toolchain(env: &dyn Fn(&str) -> Option<String>) -> String {
