@@ -343,9 +343,9 @@ pub fn builtin() -> Vec<ServerSpec> {
 /// installed and whether the workspace is trusted: the toolchains,
 /// typescript-language-server's tsserver and basedpyright's interpreter pinned in an
 /// untrusted workspace, and pyrefly, which runs the workspace's interpreter, kept
-/// out of it; then (since which TypeScript it would
-/// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
-/// programs are looked up with `which`.
+/// out of it; then (since which TypeScript it would run counts) the TypeScript
+/// server chosen. Notes for the user go to `notes`; programs are looked up with
+/// `which`.
 pub fn fit_to_workspace(
     servers: &mut [ServerSpec],
     workspace: &Path,
