@@ -48,7 +48,7 @@ Exit status (write, edit, patch, check):
 2  bad input, or a run the history could not record before it started; nothing was written
 
 3  no new diagnostic, but the check is incomplete (a server missing, failed or too slow, a file \
-not shown to the servers, a check the untrusted project config turned off); the edit is applied
+not shown to the servers, a server turned off or not run in an untrusted workspace); the edit is applied
 
 4  the edit was partly written: a write failed after some files had changed; the message names \
 the files that changed and those that did not

@@ -173,7 +173,20 @@ pub fn gather(
         None => loaded.servers.iter().collect(),
     };
     let paths: Vec<Option<PathBuf>> = shown.iter().map(|s| config::which(&s.command)).collect();
-    let versions = probe_versions(&paths, VERSION_TIMEOUT);
+    // Each in the environment it would run in (the toolchains pinned for an untrusted
+    // workspace); one that no pin keeps from running what the workspace names is not
+    // run for its version either.
+    let probed: Vec<Option<PathBuf>> = shown
+        .iter()
+        .zip(&paths)
+        .map(|(s, p)| {
+            p.clone().filter(|_| {
+                loaded.trusted || !crate::servers::toolchain::unpinned(s, &config::which)
+            })
+        })
+        .collect();
+    let envs: Vec<&[(String, String)]> = shown.iter().map(|s| s.env.as_slice()).collect();
+    let versions = probe_versions(&probed, &envs, VERSION_TIMEOUT);
     let servers = shown
         .into_iter()
         .zip(paths)
@@ -316,8 +329,13 @@ struct Probe {
 }
 
 /// The version of each installed command (`None` entries are skipped), all probed at
-/// once and bounded together by `timeout`.
-fn probe_versions(paths: &[Option<PathBuf>], timeout: Duration) -> Vec<Option<String>> {
+/// once and bounded together by `timeout`, each with `envs[i]` added to its
+/// environment (the same for every server of a workspace).
+fn probe_versions(
+    paths: &[Option<PathBuf>],
+    envs: &[&[(String, String)]],
+    timeout: Duration,
+) -> Vec<Option<String>> {
     let mut versions = vec![None; paths.len()];
     let mut probes = Vec::new();
     for (index, path) in paths.iter().enumerate() {
@@ -328,7 +346,11 @@ fn probe_versions(paths: &[Option<PathBuf>], timeout: Duration) -> Vec<Option<St
         }
         match version::from_package(path) {
             Some(version) => versions[index] = Some(version),
-            None => probes.extend(spawn_probe(index, path)),
+            None => probes.extend(spawn_probe(
+                index,
+                path,
+                envs.get(index).copied().unwrap_or_default(),
+            )),
         }
     }
     for (index, output) in wait_all(probes, timeout) {
@@ -390,15 +412,16 @@ fn read_output(file: &mut File) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Start `<command> --version` (or its equivalent) with no stdin and its output in a
-/// temporary file.
-fn spawn_probe(index: usize, path: &Path) -> Option<Probe> {
+/// Start `<command> --version` (or its equivalent) with `env` added, no stdin and its
+/// output in a temporary file.
+fn spawn_probe(index: usize, path: &Path, env: &[(String, String)]) -> Option<Probe> {
     let output = tempfile::tempfile().ok()?;
     let stdout = output.try_clone().ok()?;
     // Some programs print their version on stderr; both go to the same file.
     let stderr = output.try_clone().ok()?;
     let child = Command::new(path)
         .args(version::version_args(path))
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
@@ -434,7 +457,7 @@ mod tests {
             Some(good),
         ];
         let started = Instant::now();
-        let versions = probe_versions(&paths, Duration::from_millis(500));
+        let versions = probe_versions(&paths, &[], Duration::from_millis(500));
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "{:?}",

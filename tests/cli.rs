@@ -31,6 +31,10 @@ const BUILTINS: [&str; 11] = [
 /// The built-in linters, which run beside a file's checker.
 const LINTERS: [&str; 2] = ["ruff", "eslint"];
 
+/// The built-ins not run in an untrusted workspace (every test's, unless it trusts
+/// it): pyrefly runs the Python interpreter the workspace names.
+const NOT_UNTRUSTED: [&str; 1] = ["pyrefly"];
+
 /// Options every command takes (global ones, and help).
 const GLOBAL: [&str; 4] = ["-C", "--root", "--trust-project", "--help"];
 
@@ -234,8 +238,12 @@ fn servers_lists_every_builtin_in_preference_order() {
         .iter()
         .map(|n| {
             let role = if LINTERS.contains(n) { ", linter" } else { "" };
-            // A project-dependent choice may disable one (none here).
-            format!("{n} (built-in{role})")
+            let off = if NOT_UNTRUSTED.contains(n) {
+                ", disabled"
+            } else {
+                ""
+            };
+            format!("{n} (built-in{role}{off})")
         })
         .collect();
     assert_eq!(headers, expected, "{out}");
@@ -268,8 +276,9 @@ fn servers_explains_a_python_file() {
         "{out}"
     );
     out.stdout_contains(
-        "  why:        .py files are covered by pyright, basedpyright, ty, pyrefly (in preference order)",
+        "  why:        .py files are covered by pyright, basedpyright, ty (in preference order)",
     )
+    .stdout_contains("  disabled:   pyrefly (not run: it would run the Python interpreter")
     .stdout_contains(&format!(
         "  root:       {} (no root marker above the file: the workspace)",
         out.workspace().display()
@@ -360,11 +369,12 @@ fn servers_json_has_a_stable_shape() {
     assert_eq!(file["extension"], "py");
     assert_eq!(
         file["candidates"],
-        serde_json::json!(["pyright", "basedpyright", "ty", "pyrefly"])
+        serde_json::json!(["pyright", "basedpyright", "ty"])
     );
     let chosen = file["chosen"]["server"].as_str().unwrap_or_default();
     assert!(["pyright", "basedpyright"].contains(&chosen), "{out}");
-    // With a file, only the servers that cover it: four type checkers and ruff.
+    // With a file, only the servers that cover it: four type checkers (pyrefly
+    // disabled in an untrusted workspace) and ruff.
     assert_eq!(json["servers"].as_array().map(Vec::len), Some(5), "{out}");
 
     let out = Test::new()

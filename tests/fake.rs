@@ -648,58 +648,46 @@ fn error_in_the_edited_file_is_reported_at_its_line() {
     out.assert_no_orphans();
 }
 
-/// Issue 10, case 4: an untrusted project config that turns off the server of a file
-/// (`disabled`, or `extensions` it no longer matches) cannot make a breaking edit pass:
-/// the file is reported as not checked, exit 3 (and `--reject` does not write it).
-/// Trusted, the project's choice stands: the file is skipped.
+/// Issue 10, case 4, and issue 29, items 3 and 5: an untrusted project config that
+/// would turn off the server of a file (`disabled`, or `extensions` it no longer
+/// matches) or the verdict (`fail-on = "never"`) cannot make a breaking edit pass:
+/// the key is withheld with a note naming it, the server runs and the error fails
+/// the run, in lspgate's own process and through the daemon. Trusted, the project's
+/// choice stands: the file is skipped, or the run passes.
 #[test]
 fn an_untrusted_project_config_cannot_switch_the_check_off() {
-    for project in [
-        "[server.fake]\ndisabled = true\n",
-        "[server.fake]\nextensions = [\"nope\"]\n",
+    for (project, key) in [
+        ("[server.fake]\ndisabled = true\n", "server.fake.disabled"),
+        (
+            "[server.fake]\nextensions = [\"nope\"]\n",
+            "server.fake.extensions",
+        ),
+        ("fail-on = \"never\"\n", "fail-on"),
     ] {
-        let test = Test::new()
-            .file("a.fake", "one\n")
-            .fake_server_in_user_config(&[])
-            .file(".lspgate.toml", project);
-        let out = test
-            .args(["write", "a.fake", "--content", "ERROR unseen\n"])
-            .run();
-        out.assert_code(3);
-        let key = project
-            .lines()
-            .nth(1)
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or("");
-        assert_eq!(
-            out.notes(),
-            [format!(
-                "note: a.fake: server.fake.{key} in the untrusted .lspgate.toml turns off \
-                 its check, not checked"
-            )],
-            "{out}"
-        );
-        assert!(!out.stderr.contains("skipped (no server)"), "{out}");
-        let out = out
-            .again()
-            .args([
-                "write",
-                "a.fake",
-                "--reject",
-                "--content",
-                "ERROR rejected\n",
-            ])
-            .run();
-        out.assert_code(3);
-        assert_eq!(out.file("a.fake"), "ERROR unseen\n");
+        for daemon in [false, true] {
+            let test = Test::new()
+                .file("a.fake", "one\n")
+                .fake_server_in_user_config(&[])
+                .file(".lspgate.toml", project);
+            let test = if daemon { test.with_daemon() } else { test };
+            let out = test
+                .args(["write", "a.fake", "--content", "ERROR unseen\n"])
+                .run();
+            out.assert_code(1)
+                .stdout_contains("[fake][E1] unseen")
+                .stderr_contains(&format!("ignored {key}"))
+                .stderr_contains("--trust-project");
 
-        let out = out
-            .again()
-            .trust_project()
-            .args(["write", "a.fake", "--content", "ERROR trusted\n"])
-            .run();
-        out.assert_code(0)
-            .stderr_contains("skipped (no server): a.fake");
+            let out = out
+                .again()
+                .trust_project()
+                .args(["write", "a.fake", "--content", "ERROR trusted\n"])
+                .run();
+            out.assert_code(0);
+            if daemon {
+                let _ = out.again().args(["daemon", "stop"]).run();
+            }
+        }
     }
 }
 

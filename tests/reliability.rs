@@ -25,6 +25,7 @@ mod faults;
 mod input;
 mod paths;
 mod text;
+mod trust;
 
 use std::fs;
 use std::io::{Read, Write};

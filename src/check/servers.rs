@@ -112,6 +112,14 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Reso
         } else if specs.is_empty() {
             out.skipped.push(t.path.clone());
         }
+        // A linter the user turned off whose checks this file would get.
+        for why in config::stopped_linters(&ctx.servers, &t.path, &ctx.workspace) {
+            out.notes.push(format!(
+                "{}: {why}, not checked by it",
+                paths::display(&t.path, &ctx.run_dir)
+            ));
+            out.unchecked_files = true;
+        }
         if specs.is_empty() {
             continue;
         }

@@ -183,6 +183,8 @@ pub(super) struct RawFile {
     pub(super) color: Option<ColorChoice>,
     /// User config only.
     pub(super) trusted_workspaces: Option<Vec<String>>,
+    /// User config only: servers never run (`layers::turn_off`).
+    pub(super) without: Option<Vec<String>>,
     /// A BTreeMap: servers a single file adds are ordered by name (toml does not keep
     /// the document order).
     #[serde(default)]

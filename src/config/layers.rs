@@ -1,9 +1,10 @@
 //! Layering the config files over the built-in table (built-in < user < project),
-//! and the trust rule of SPEC section 5: a project file may pick, disable and tune
-//! servers, but the programs it asks to run (`command`, `args`) are used only when
-//! the workspace is trusted, and of a server's settings it may give only those on
-//! the server's allow-list (`servers::untrusted_allow_list`); a project file that
-//! stops a check reports the file as not checked rather than skipped.
+//! and the trust rule of SPEC section 5: a project file may tune servers, but unless
+//! the workspace is trusted it may not choose a program to run (`command`, `args`),
+//! nor which servers run for which files (`disabled`, `role`, `extensions`...), nor
+//! weaken the verdict (`fail-on`, shorter timeouts, a severity filter, a shorter
+//! `quiet`...), and of a server's settings it may give only those on the server's
+//! allow-list (`servers::untrusted_allow_list`). What it withholds is said in a note.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::servers::{self, Allow, Coverage, Origin, ServerSpec, WaitProfile, merge_json};
+
+use crate::model::options::{FailOn, Severity};
 
 use super::PROJECT_FILE;
 use super::files::{
@@ -20,6 +23,7 @@ use super::options::env_bool;
 use super::which::{is_path, which};
 
 const TRUST_ENV: &str = "LSPGATE_TRUST_PROJECT";
+const WITHOUT_ENV: &str = "LSPGATE_WITHOUT";
 
 /// The merged configuration of one workspace.
 #[derive(Debug, Clone)]
@@ -49,6 +53,15 @@ pub fn load(workspace: &Path, trust_flag: bool) -> Result<Loaded, ConfigError> {
         trust_flag,
         trust_env,
     )?;
+    if let Ok(names) = std::env::var(WITHOUT_ENV) {
+        let names: Vec<String> = names
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        turn_off(&mut loaded.servers, &names, WITHOUT_ENV)?;
+    }
     // Here rather than in `load_from`: it looks at what is installed.
     servers::fit_to_workspace(
         &mut loaded.servers,
@@ -88,6 +101,17 @@ pub fn check_commands(
     )
     .map_err(|e| e.to_string())?;
     for spec in requested.iter().filter(|s| !s.disabled) {
+        // What the client pinned (`servers::toolchain`), and nothing else.
+        if let Some((key, _)) = spec
+            .env
+            .iter()
+            .find(|(k, _)| !servers::toolchain::PINNED.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "server {}: {key} is not a variable lspgate sets",
+                spec.name
+            ));
+        }
         let configured = loaded
             .servers
             .iter()
@@ -140,6 +164,7 @@ pub(super) fn load_from(
         Some(path) => read_file(path)?.map(|raw| (path, raw)),
         None => None,
     };
+    let mut user_without = None;
     if let Some((path, raw)) = user {
         let workspace = canonical(workspace);
         for entry in raw.trusted_workspaces.iter().flatten() {
@@ -167,6 +192,11 @@ pub(super) fn load_from(
         layer.apply(&raw, &mut loaded)?;
         loaded.options = loaded.options.overlay(raw.options());
         loaded.files.push(path.to_owned());
+        // Applied once the project had its say, which cannot undo it.
+        user_without = raw
+            .without
+            .clone()
+            .map(|names| (names, format!("without in {}", display_path(path))));
     }
 
     let project_path = workspace.join(PROJECT_FILE);
@@ -175,6 +205,13 @@ pub(super) fn load_from(
             return Err(invalid(
                 &project_path,
                 "trusted-workspaces is read only from the user config: a repository cannot trust itself",
+            ));
+        }
+        if raw.without.is_some() {
+            loaded.notes.push(format!(
+                "{}: ignored without (read only from the user config: which servers run \
+                 is the user's choice)",
+                project_path.display()
             ));
         }
         let where_ = user_config
@@ -192,14 +229,46 @@ pub(super) fn load_from(
             ),
         };
         layer.apply(&raw, &mut loaded)?;
-        loaded.options = loaded.options.overlay(raw.options());
+        let options = layer.options(raw.options(), &loaded.options, &mut loaded.notes);
+        loaded.options = loaded.options.overlay(options);
         loaded.files.push(project_path);
     }
 
+    if let Some((names, source)) = user_without {
+        turn_off(&mut loaded.servers, &names, &source)?;
+    }
     for spec in &mut loaded.servers {
         fill_defaults(spec);
     }
     Ok(loaded)
+}
+
+/// Turn off the servers the user named (`without` in the user config,
+/// `LSPGATE_WITHOUT`): never started, and a file one of them would check is reported
+/// as not checked (exit 3), not skipped: for a CI that checks an untrusted patch
+/// without the servers that run the project's code (rust-analyzer's `cargo check`,
+/// ESLint). `source` names where the list came from; a name no server has is an error.
+pub(super) fn turn_off(
+    servers: &mut [ServerSpec],
+    names: &[String],
+    source: &str,
+) -> Result<(), ConfigError> {
+    for name in names {
+        let Some(spec) = servers.iter_mut().find(|s| s.name == *name) else {
+            return Err(ConfigError::Option(format!(
+                "{source}: no server is named {name:?} (`lspgate servers` lists them)"
+            )));
+        };
+        let why = format!("{name} is turned off ({source})");
+        spec.disabled = true;
+        for ext in &spec.extensions {
+            if !spec.not_checked.iter().any(|(e, _)| e == ext) {
+                spec.not_checked.push((ext.clone(), why.clone()));
+            }
+        }
+        spec.coverage.why = Some(format!("turned off ({source})"));
+    }
+    Ok(())
 }
 
 /// One config file being applied to the table.
@@ -263,6 +332,7 @@ impl Layer<'_> {
                 origin: self.origin,
                 disabled: false,
                 not_checked: Vec::new(),
+                env: Vec::new(),
                 coverage: Coverage::default(),
             };
             spec.args = server.args.clone().unwrap_or_default();
@@ -318,8 +388,12 @@ impl Layer<'_> {
         self.tune(name, server, spec, notes)
     }
 
-    /// The keys any file may set, trusted or not: they choose among servers and
-    /// configure them, but never choose a program to run.
+    /// The keys any file may set, trusted or not: they configure servers but never
+    /// choose a program to run. Of an untrusted file, a key that would change which
+    /// servers run for which files (`disabled`, `role`, `extensions`, `language-id`,
+    /// `root-markers`) or weaken what they report (`quiet` shorter, `versioned-publish`
+    /// off, `project-wide`), and `install-hint` (a command the user would be told to
+    /// run), is withheld with a note: which servers run is the user's choice.
     fn tune(
         &self,
         name: &str,
@@ -327,14 +401,12 @@ impl Layer<'_> {
         spec: &mut ServerSpec,
         notes: &mut Vec<String>,
     ) -> Result<(), ConfigError> {
-        // What the server checks before this file has its say (see `note_stopped_checks`).
-        let covered: Vec<String> = if spec.disabled {
-            Vec::new()
-        } else {
-            spec.extensions.clone()
+        let mut kept = Kept {
+            trusted: self.trusted,
+            withheld: Vec::new(),
         };
         if let Some(extensions) = &server.extensions {
-            spec.extensions = Vec::with_capacity(extensions.len());
+            let mut given = Vec::with_capacity(extensions.len());
             for ext in extensions {
                 // Accept ".py" too: people write extensions both ways.
                 let ext = ext.strip_prefix('.').unwrap_or(ext);
@@ -344,15 +416,18 @@ impl Layer<'_> {
                         format!("server.{name}.extensions: an extension is empty"),
                     ));
                 }
-                spec.extensions.push(ext.to_string());
+                given.push(ext.to_string());
+            }
+            if kept.may("extensions", given != spec.extensions) {
+                spec.extensions = given;
             }
         }
         match &server.language_id {
-            Some(LanguageId::All(id)) => {
+            Some(LanguageId::All(id)) if kept.may("language-id", true) => {
                 spec.default_language_id = id.clone();
                 spec.language_ids.clear();
             }
-            Some(LanguageId::PerExtension(ids)) => {
+            Some(LanguageId::PerExtension(ids)) if kept.may("language-id", true) => {
                 for (ext, id) in ids {
                     let ext = ext.strip_prefix('.').unwrap_or(ext);
                     match spec.language_ids.iter_mut().find(|(e, _)| e == ext) {
@@ -361,11 +436,76 @@ impl Layer<'_> {
                     }
                 }
             }
-            None => {}
+            _ => {}
         }
-        if let Some(markers) = &server.root_markers {
+        if let Some(markers) = &server.root_markers
+            && kept.may("root-markers", *markers != spec.root_markers)
+        {
             spec.root_markers = markers.clone();
         }
+        self.tune_settings(name, server, spec, notes);
+        if let Some(disabled) = server.disabled
+            && kept.may("disabled", disabled != spec.disabled)
+        {
+            spec.disabled = disabled;
+        }
+        if let Some(quiet) = server.quiet
+            && kept.may("quiet", quiet.0 < spec.wait.quiet)
+        {
+            spec.wait.quiet = quiet.0;
+            // A quiet period set by hand is the one to keep, signs or not.
+            spec.wait.confirmed_quiet = None;
+        }
+        if let Some(versioned) = server.versioned_publish
+            && kept.may(
+                "versioned-publish",
+                !versioned && spec.wait.versioned_publish,
+            )
+        {
+            spec.wait.versioned_publish = versioned;
+        }
+        if let Some(on) = server.project_wide
+            && kept.may("project-wide", true)
+        {
+            servers::set_project_wide(spec, on)
+                .map_err(|why| invalid(self.path, format!("server.{name}.project-wide: {why}")))?;
+        }
+        if let Some(hint) = &server.install_hint
+            && kept.may("install-hint", *hint != spec.install_hint)
+        {
+            spec.install_hint = hint.clone();
+        }
+        if let Some(role) = server.role
+            && kept.may("role", role != spec.coverage.role)
+        {
+            spec.coverage.role = role;
+        }
+        if !kept.withheld.is_empty() {
+            let keys: Vec<String> = kept
+                .withheld
+                .iter()
+                .map(|key| format!("server.{name}.{key}"))
+                .collect();
+            notes.push(format!(
+                "{}: ignored {} (an untrusted project may not choose which servers run for \
+                 which files, nor weaken what they report; {})",
+                self.path.display(),
+                keys.join(", "),
+                self.why_untrusted,
+            ));
+        }
+        Ok(())
+    }
+
+    /// `settings` and `initialization-options`: of an untrusted file, only the keys on
+    /// the server's allow-list.
+    fn tune_settings(
+        &self,
+        name: &str,
+        server: &RawServer,
+        spec: &mut ServerSpec,
+        notes: &mut Vec<String>,
+    ) {
         let allowed = servers::untrusted_allow_list(name);
         let mut withheld = Vec::new();
         if let Some(settings) = &server.settings {
@@ -406,78 +546,90 @@ impl Layer<'_> {
                 self.why_untrusted,
             ));
         }
-        if let Some(disabled) = server.disabled {
-            spec.disabled = disabled;
-        }
-        if !self.trusted {
-            self.note_stopped_checks(name, server, &covered, spec, notes);
-        }
-        if let Some(quiet) = server.quiet {
-            spec.wait.quiet = quiet.0;
-            // A quiet period set by hand is the one to keep, signs or not.
-            spec.wait.confirmed_quiet = None;
-        }
-        if let Some(versioned) = server.versioned_publish {
-            spec.wait.versioned_publish = versioned;
-        }
-        if let Some(on) = server.project_wide {
-            servers::set_project_wide(spec, on)
-                .map_err(|why| invalid(self.path, format!("server.{name}.project-wide: {why}")))?;
-        }
-        if let Some(hint) = &server.install_hint {
-            spec.install_hint = hint.clone();
-        }
-        if let Some(role) = server.role {
-            spec.coverage.role = role;
-        }
-        Ok(())
     }
 
-    /// An untrusted project config that stops `spec` from checking files it checked
-    /// (`disabled`, `extensions`) does not make those files "no server's": each such
-    /// extension is recorded in `spec.not_checked`, and a file no other server checks
-    /// is reported as not checked (exit 3) instead of skipped. Otherwise a generated
-    /// patch to `.lspgate.toml` could switch the gate off.
-    fn note_stopped_checks(
+    /// The options of the file, less those of an untrusted one that would weaken the
+    /// verdict against `below` (the user's, else the defaults): a laxer `fail-on`, a
+    /// severity filter that lists less, a shorter timeout, fewer entries listed (0
+    /// lists none). CLI flags and environment
+    /// variables still outrank whatever is kept.
+    fn options(
         &self,
-        name: &str,
-        server: &RawServer,
-        covered: &[String],
-        spec: &mut ServerSpec,
+        mut file: FileOptions,
+        below: &FileOptions,
         notes: &mut Vec<String>,
-    ) {
-        let lost: Vec<&String> = covered
-            .iter()
-            .filter(|ext| spec.disabled || !spec.extensions.contains(ext))
-            .collect();
-        if lost.is_empty() {
-            return;
+    ) -> FileOptions {
+        if self.trusted {
+            return file;
         }
-        let key = if spec.disabled && server.disabled == Some(true) {
-            "disabled"
-        } else {
-            "extensions"
+        let d = crate::model::options::Options::default();
+        let mut withheld = Vec::new();
+        // Warning < Error < Never: the later, the laxer.
+        let lax = |f: FailOn| match f {
+            FailOn::Warning => 0,
+            FailOn::Error => 1,
+            FailOn::Never => 2,
         };
-        let why = format!(
-            "server.{name}.{key} in the untrusted {} turns off its check",
-            self.path.file_name().map_or_else(
-                || self.path.display().to_string(),
-                |f| f.to_string_lossy().into_owned()
-            )
-        );
-        for ext in &lost {
-            if !spec.not_checked.iter().any(|(e, _)| e == *ext) {
-                spec.not_checked.push(((*ext).clone(), why.clone()));
+        if file
+            .fail_on
+            .is_some_and(|f| lax(f) > lax(below.fail_on.unwrap_or(d.fail_on)))
+        {
+            file.fail_on = None;
+            withheld.push("fail-on");
+        }
+        // Hint < Info < Warning < Error: the later, the less listed.
+        let listed = |s: Severity| match s {
+            Severity::Hint => 0,
+            Severity::Info => 1,
+            Severity::Warning => 2,
+            Severity::Error => 3,
+        };
+        if file
+            .severity
+            .is_some_and(|s| listed(s) > listed(below.severity.unwrap_or(d.severity)))
+        {
+            file.severity = None;
+            withheld.push("severity");
+        }
+        for (key, value, floor) in [
+            (
+                "startup-timeout",
+                &mut file.startup_timeout,
+                below.startup_timeout.unwrap_or(d.startup_timeout),
+            ),
+            (
+                "timeout",
+                &mut file.timeout,
+                below.timeout.unwrap_or(d.timeout),
+            ),
+            (
+                "cross-file-timeout",
+                &mut file.cross_file_timeout,
+                below.cross_file_timeout.unwrap_or(d.cross_file_timeout),
+            ),
+        ] {
+            if value.is_some_and(|v| v < floor) {
+                *value = None;
+                withheld.push(key);
             }
         }
-        let exts: Vec<String> = lost.iter().map(|e| format!(".{e}")).collect();
-        notes.push(format!(
-            "{}: server.{name}.{key}: the {} files {name} would check are reported as not \
-             checked (exit 3) unless another server checks them ({})",
-            self.path.display(),
-            exts.join(" "),
-            self.why_untrusted,
-        ));
+        // Fewer entries listed: what fails the run, unseen.
+        if file
+            .max_entries
+            .is_some_and(|n| n < below.max_entries.unwrap_or(d.max_entries))
+        {
+            file.max_entries = None;
+            withheld.push("max-entries");
+        }
+        if !withheld.is_empty() {
+            notes.push(format!(
+                "{}: ignored {} (an untrusted project may not weaken the verdict; {})",
+                self.path.display(),
+                withheld.join(", "),
+                self.why_untrusted,
+            ));
+        }
+        file
     }
 
     /// A bare name is looked up on `PATH` when run; a relative path is relative to the
@@ -493,6 +645,27 @@ impl Layer<'_> {
         } else {
             path.display().to_string()
         }
+    }
+}
+
+/// Which of a file's `[server.NAME]` keys are taken: all of a trusted file's; of an
+/// untrusted one's, those that change nothing [`Layer::tune`] withholds.
+struct Kept {
+    trusted: bool,
+    withheld: Vec<&'static str>,
+}
+
+impl Kept {
+    /// Whether `key` is taken, given whether it would `change` which servers run or
+    /// weaken what they report.
+    fn may(&mut self, key: &'static str, change: bool) -> bool {
+        if self.trusted || !change {
+            return true;
+        }
+        if !self.withheld.contains(&key) {
+            self.withheld.push(key);
+        }
+        false
     }
 }
 

@@ -25,7 +25,7 @@ mod tests;
 pub use files::{ConfigError, FileOptions, parse_duration};
 pub use layers::{Loaded, check_commands, load, trust_from_env};
 pub use options::resolve_options;
-pub use select::{candidates, has_config, server_for, servers_for, stopped_check};
+pub use select::{candidates, has_config, server_for, servers_for, stopped_check, stopped_linters};
 pub use which::{not_found, which};
 
 /// The project's config file, at the top of the workspace.

@@ -111,6 +111,23 @@ pub fn has_config(spec: &ServerSpec, path: &Path, workspace: &Path) -> bool {
     false
 }
 
+/// The linters turned off that would have checked `path` (`ServerSpec::not_checked`
+/// holds its extension, and it applies here as in [`servers_for`]: no config needed,
+/// or one found), each with why: the caller reports the file as not checked, since
+/// the checks the user would get from them are not made.
+pub fn stopped_linters(servers: &[ServerSpec], path: &Path, workspace: &Path) -> Vec<String> {
+    let Some(ext) = path.extension().and_then(OsStr::to_str) else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter(|s| s.disabled && s.coverage.role == Role::Linter)
+        .filter(|s| !s.coverage.needs_config || has_config(s, path, workspace))
+        .filter_map(|s| s.not_checked.iter().find(|(e, _)| e == ext))
+        .map(|(_, why)| why.clone())
+        .collect()
+}
+
 /// Why `path`, which no enabled server covers, is still a file some server would check
 /// (`ServerSpec::not_checked`): the caller reports it as not checked instead of
 /// skipped. `None` for a file no server is for.

@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::layers::{Loaded, load_from};
-use super::select::{server_for, server_for_with, stopped_check};
+use super::select::{server_for_with, stopped_check};
 use super::*;
-use crate::model::options::Format;
+use crate::model::options::{FailOn, Format, Severity};
 use crate::servers::{self, Origin, ServerSpec, WaitProfile};
 
 fn secs(s: f64) -> Duration {
@@ -117,7 +117,7 @@ fn options_layer_project_over_user() {
     let f = Fixture::new()
         .user("format = \"json\"\ntimeout = \"3s\"\nmax-entries = 7\n")
         .project("timeout = 4\ncross-file-timeout = \"250ms\"\nall = true\n");
-    let loaded = f.loaded();
+    let loaded = f.load(true, false).expect("config loads");
     assert_eq!(loaded.files.len(), 2);
     assert_eq!(
         loaded.options,
@@ -130,6 +130,55 @@ fn options_layer_project_over_user() {
             ..FileOptions::default()
         }
     );
+    // Untrusted, the longer timeout stays; the shorter one is withheld.
+    let loaded = f.loaded();
+    assert_eq!(loaded.options.timeout, Some(secs(4.0)));
+    assert_eq!(loaded.options.cross_file_timeout, None);
+}
+
+/// Issue 29, item 3: an untrusted project may not weaken the verdict through the
+/// options (a laxer `fail-on`, a severity filter listing less, shorter timeouts);
+/// stricter values stay, and a trusted project's stand.
+#[test]
+fn an_untrusted_project_cannot_weaken_the_options() {
+    let lax = "fail-on = \"never\"\nseverity = \"error\"\ntimeout = \"1ms\"\n\
+               startup-timeout = \"1s\"\ncross-file-timeout = \"1s\"\nmax-entries = 0\n";
+    let loaded = Fixture::new().project(lax).loaded();
+    assert_eq!(loaded.options, FileOptions::default());
+    let note = loaded
+        .notes
+        .iter()
+        .find(|n| n.contains("may not weaken the verdict"))
+        .expect("a note");
+    for key in [
+        "fail-on",
+        "severity",
+        "timeout",
+        "startup-timeout",
+        "cross-file-timeout",
+        "max-entries",
+    ] {
+        assert!(note.contains(key), "{note}");
+    }
+    assert!(note.contains("--trust-project"), "{note}");
+
+    let trusted = Fixture::new()
+        .project(lax)
+        .load(true, false)
+        .expect("loads");
+    assert_eq!(trusted.options.fail_on, Some(FailOn::Never));
+    assert_eq!(trusted.options.timeout, Some(Duration::from_millis(1)));
+    assert!(trusted.notes.is_empty(), "{:?}", trusted.notes);
+
+    // Stricter than the user's: kept.
+    let strict = Fixture::new()
+        .user("fail-on = \"never\"\nseverity = \"error\"\n")
+        .project("fail-on = \"warning\"\nseverity = \"warning\"\ntimeout = \"9s\"\n")
+        .loaded();
+    assert_eq!(strict.options.fail_on, Some(FailOn::Warning));
+    assert_eq!(strict.options.severity, Some(Severity::Warning));
+    assert_eq!(strict.options.timeout, Some(secs(9.0)));
+    assert!(strict.notes.is_empty(), "{:?}", strict.notes);
 }
 
 #[test]
@@ -147,7 +196,8 @@ fn servers_layer_and_settings_merge_deeply() {
              [server.rust-analyzer]\ndisabled = false\n\
              [server.rust-analyzer.initialization-options]\ncargo = { features = \"all\" }\n",
         );
-    let loaded = f.loaded();
+    // Trusted: an untrusted project may not turn a server back on.
+    let loaded = f.load(true, false).expect("config loads");
     assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
 
     let gopls = server(&loaded, "gopls").expect("gopls");
@@ -409,48 +459,91 @@ anything = 1
     );
 }
 
-/// Issue 10, case 4: an untrusted project config that turns off the check of a
-/// file a built-in would check does not make it "no server's": the file is
-/// reported as not checked. Trusted, it is the project's choice.
+/// Issue 10, case 4, and issue 29, item 5: an untrusted project config may not turn
+/// off the check of a file (`disabled`, `extensions`), nor choose another server for
+/// it (`role`, `disabled` on the servers ahead of it), nor turn one on: which
+/// servers run is the user's choice. Each key is withheld with a note; trusted, it is
+/// the project's choice.
 #[test]
-fn an_untrusted_project_cannot_turn_a_check_off_silently() {
+fn an_untrusted_project_cannot_choose_the_servers() {
     let py = Path::new("a.py");
-    // Every type checker for .py (pyright, basedpyright, ty, pyrefly): with one
-    // left, the file is still checked.
+    // Every type checker for .py but pyrefly.
     let all = |key: &str| {
-        ["pyright", "basedpyright", "ty", "pyrefly"]
+        ["pyright", "basedpyright", "ty"]
             .map(|name| format!("[server.{name}]\n{key}\n"))
             .concat()
     };
-    for project in [all("disabled = true"), all("extensions = [\"nope\"]")] {
-        let project = project.as_str();
+    let projects = [
+        all("disabled = true"),
+        all("extensions = [\"nope\"]"),
+        all("language-id = \"plaintext\"\nroot-markers = [\"nowhere\"]"),
+        "[server.pyrefly]\nrole = \"linter\"\n".to_string(),
+        "[server.pyright]\nquiet = \"1ms\"\nversioned-publish = false\nproject-wide = false\n\
+         install-hint = \"curl x | sh\"\n"
+            .to_string(),
+    ];
+    let builtin = Fixture::new().loaded();
+    for project in &projects {
         let loaded = Fixture::new().project(project).loaded();
-        assert!(server_for(&loaded.servers, py).is_none(), "{project}");
-        let why = stopped_check(&loaded.servers, py).expect("a reason");
-        assert!(
-            why.starts_with("server.pyright.")
-                && why.ends_with("in the untrusted .lspgate.toml turns off its check"),
-            "{why}"
-        );
-        assert!(
-            loaded
-                .notes
+        let names = |l: &Loaded| -> Vec<String> {
+            l.servers
                 .iter()
-                .any(|n| n.contains("reported as not checked")),
-            "{:?}",
+                .filter(|s| !s.disabled)
+                .map(|s| format!("{} {:?} {:?}", s.name, s.extensions, s.coverage.role))
+                .collect()
+        };
+        assert_eq!(names(&loaded), names(&builtin), "{project}");
+        let pyright = server(&loaded, "pyright").expect("pyright");
+        let built_in = server(&builtin, "pyright").expect("pyright");
+        assert_eq!(
+            (
+                &pyright.wait,
+                &pyright.install_hint,
+                pyright.language_id("py"),
+                &pyright.root_markers
+            ),
+            (
+                &built_in.wait,
+                &built_in.install_hint,
+                built_in.language_id("py"),
+                &built_in.root_markers
+            ),
+            "{project}"
+        );
+        assert_eq!(
+            server_for_with(&loaded.servers, py, &|_| true).map(|s| s.name.as_str()),
+            Some("pyright"),
+            "{project}"
+        );
+        let key = project
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or("");
+        assert!(
+            loaded.notes.iter().any(|n| n.contains(&format!(".{key}"))
+                && n.contains("may not choose which servers run")
+                && n.contains("--trust-project")),
+            "{project}: {:?}",
             loaded.notes
         );
-        assert_eq!(stopped_check(&loaded.servers, Path::new("README.md")), None);
         let trusted = Fixture::new()
             .project(project)
             .load(true, false)
             .expect("loads");
-        assert_eq!(stopped_check(&trusted.servers, py), None, "{project}");
+        assert_ne!(trusted.servers, builtin.servers, "{project}");
     }
-    // Disabled in the user's own config: a choice, not a gap.
+    // Nor turn on a server the user turned off.
     let loaded = Fixture::new()
-        .user("[server.pyright]\ndisabled = true\n[server.basedpyright]\ndisabled = true\n")
+        .user("[server.pyright]\ndisabled = true\n")
+        .project("[server.pyright]\ndisabled = false\n")
         .loaded();
+    assert!(server(&loaded, "pyright").is_some_and(|s| s.disabled));
+    // Restating what applies changes nothing and needs no trust.
+    let loaded = Fixture::new()
+        .project("[server.pyright]\ndisabled = false\nrole = \"checker\"\n")
+        .loaded();
+    assert!(loaded.notes.is_empty(), "{:?}", loaded.notes);
     assert_eq!(stopped_check(&loaded.servers, py), None);
 }
 
@@ -592,7 +685,7 @@ fn a_renamed_command_gets_its_own_install_hint() {
 #[test]
 fn project_disables_a_builtin() {
     let f = Fixture::new().project("[server.pyright]\ndisabled = true\n");
-    let loaded = f.loaded();
+    let loaded = f.load(true, false).expect("config loads");
     let chosen = server_for_with(&loaded.servers, Path::new("a.py"), &|_| true);
     assert_eq!(chosen.map(|s| s.name.as_str()), Some("basedpyright"));
 }

@@ -105,7 +105,8 @@ impl Pool {
         root: &Path,
     ) -> std::io::Result<ServerId> {
         let index = self.servers.len();
-        let transport = Transport::spawn(program, &spec.args, root, index, self.tx.clone())?;
+        let transport =
+            Transport::spawn(program, &spec.args, &spec.env, root, index, self.tx.clone())?;
         Ok(self.attach(spec, root, transport))
     }
 

@@ -70,17 +70,19 @@ impl Drop for MemoryPeer {
 }
 
 impl Transport {
-    /// Start `command` in `cwd` without a shell. Every message it sends arrives on
-    /// `events` tagged with `index`.
+    /// Start `command` in `cwd` without a shell, with `env` added to its environment.
+    /// Every message it sends arrives on `events` tagged with `index`.
     pub fn spawn(
         command: &Path,
         args: &[String],
+        env: &[(String, String)],
         cwd: &Path,
         index: usize,
         events: Sender<(usize, Incoming)>,
     ) -> io::Result<Transport> {
         let mut child = Command::new(command)
             .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -26,6 +26,7 @@ pub mod languages;
 mod pyright;
 mod python_tools;
 mod rust_analyzer;
+pub mod toolchain;
 pub mod typescript;
 pub mod version;
 
@@ -226,6 +227,10 @@ pub struct ServerSpec {
     /// (`config::stopped_check`).
     #[serde(default)]
     pub not_checked: Vec<(String, String)>,
+    /// Variables set in the server's environment (and its version probe's): the
+    /// toolchains pinned for an untrusted workspace (`toolchain`), nothing else.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
     /// How it shares files with the other servers (checker or linter), and which
     /// files it asks about besides the edited ones.
     #[serde(default)]
@@ -354,10 +359,12 @@ pub fn builtin() -> Vec<ServerSpec> {
 }
 
 /// The table as it applies in `workspace`, once the families have looked at what is
-/// installed and whether the workspace is trusted: typescript-language-server's
-/// tsserver pinned in an untrusted workspace, then (since which TypeScript it would
-/// run counts) the TypeScript server chosen. Notes for the user go to `notes`;
-/// programs are looked up with `which`.
+/// installed and whether the workspace is trusted: the toolchains,
+/// typescript-language-server's tsserver and basedpyright's interpreter pinned in an
+/// untrusted workspace, and pyrefly, which runs the workspace's interpreter, kept
+/// out of it; then (since which TypeScript it would run counts) the TypeScript
+/// server chosen. Notes for the user go to `notes`; programs are looked up with
+/// `which`.
 pub fn fit_to_workspace(
     servers: &mut [ServerSpec],
     workspace: &Path,
@@ -366,8 +373,13 @@ pub fn fit_to_workspace(
     which: &dyn Fn(&str) -> Option<PathBuf>,
 ) {
     if !trusted {
+        let env = |name: &str| std::env::var(name).ok();
+        toolchain::pin(servers, toolchain::user_rust(which), &env, notes);
         for spec in servers.iter_mut() {
             typescript::pin_tsserver(spec, workspace, notes, which);
+            // By name: a user's own command for them runs the same program.
+            pyright::pin_interpreter(spec, which);
+            python_tools::keep_out_of_untrusted(spec);
         }
     }
     typescript::choose(servers, workspace, trusted, notes, which);
@@ -414,6 +426,7 @@ fn entry(
         origin: Origin::BuiltIn,
         disabled: false,
         not_checked: Vec::new(),
+        env: Vec::new(),
         coverage: Coverage::default(),
     }
 }

@@ -167,6 +167,46 @@ const SETTINGS: &[(&str, Allow)] = &[
     ("basedpyright.disableTaggedHints", Allow::Value),
 ];
 
+/// basedpyright, unlike pyright, runs the interpreter of a `.venv` it finds at the
+/// top of its workspace to learn its search paths, unless it is given one
+/// (`python.pythonPath`, which an untrusted project may not set) or a `venv` to read
+/// (which it reads without running anything). Measured: a planted
+/// `.venv/bin/python` ran; with `python.pythonPath` set, it did not, and the check
+/// found the same error. So in an untrusted workspace it is given the user's
+/// interpreter (`python3` on `PATH`, else `python`), as pyright finds its own; with
+/// none, it is not run, and a file it alone would check is reported as not checked.
+pub(super) fn pin_interpreter(
+    spec: &mut ServerSpec,
+    which: &dyn Fn(&str) -> Option<std::path::PathBuf>,
+) {
+    if spec.name != BASEDPYRIGHT || spec.disabled {
+        return;
+    }
+    if !spec.setting(Some("python.pythonPath")).is_null() {
+        // The user's own config gave one.
+        return;
+    }
+    match which("python3").or_else(|| which("python")) {
+        Some(python) => {
+            super::merge_json(
+                &mut spec.settings,
+                json!({ "python": { "pythonPath": python.display().to_string() } }),
+            );
+        }
+        None => {
+            spec.disabled = true;
+            let why = "not run: it would run the Python interpreter of the workspace's \
+                       .venv, no python3 is on PATH to give it instead, and the workspace \
+                       is not trusted";
+            for ext in &spec.extensions {
+                spec.not_checked
+                    .push((ext.clone(), format!("basedpyright is {why}")));
+            }
+            spec.coverage.why = Some(why.to_string());
+        }
+    }
+}
+
 /// The settings section holding a server's `analysis.diagnosticMode`.
 fn mode_section(name: &str) -> Option<&'static str> {
     match name {

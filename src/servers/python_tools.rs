@@ -36,6 +36,8 @@ pub(super) fn ty() -> ServerSpec {
     }
 }
 
+pub(super) const PYREFLY: &str = "pyrefly";
+
 pub(super) fn pyrefly() -> ServerSpec {
     ServerSpec {
         root_markers: python_roots(&["pyrefly.toml"]),
@@ -54,7 +56,7 @@ pub(super) fn pyrefly() -> ServerSpec {
             configuration: strs(&["pyrefly.toml", "pyproject.toml"]),
             ..Coverage::default()
         },
-        ..entry("pyrefly", "pyrefly", &["lsp"], languages::PYTHON, "python")
+        ..entry(PYREFLY, "pyrefly", &["lsp"], languages::PYTHON, "python")
     }
 }
 
@@ -74,4 +76,24 @@ pub(super) fn ruff() -> ServerSpec {
         },
         ..entry("ruff", "ruff", &["server"], languages::PYTHON, "python")
     }
+}
+
+/// pyrefly runs the Python interpreter a workspace names to find its search paths: a
+/// `.venv` (or other environment) it finds there, or `python-interpreter-path` in
+/// `pyrefly.toml` or `pyproject.toml`, which wins over the `python.pythonPath` a
+/// client gives (measured: a planted `.venv/bin/python` ran both ways). So in an
+/// untrusted workspace it is not run; a file it alone would check is reported as
+/// not checked.
+pub(super) fn keep_out_of_untrusted(spec: &mut ServerSpec) {
+    if spec.name != PYREFLY || spec.disabled {
+        return;
+    }
+    spec.disabled = true;
+    let why = "not run: it would run the Python interpreter the workspace names (its \
+               .venv, python-interpreter-path), and the workspace is not trusted";
+    for ext in &spec.extensions {
+        spec.not_checked
+            .push((ext.clone(), format!("pyrefly is {why}")));
+    }
+    spec.coverage.why = Some(why.to_string());
 }

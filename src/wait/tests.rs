@@ -36,6 +36,7 @@ fn spec(wait: WaitProfile) -> ServerSpec {
         origin: crate::servers::Origin::BuiltIn,
         disabled: false,
         not_checked: Vec::new(),
+        env: Vec::new(),
         coverage: Default::default(),
     }
 }

@@ -66,9 +66,12 @@ const TY: Lang = Lang {
     ..PYRIGHT
 };
 
+/// pyrefly runs the Python interpreter a workspace names, so it runs only in a
+/// trusted one.
 const PYREFLY: Lang = Lang {
     commands: &["pyrefly"],
     user_config: ONLY_PYREFLY,
+    prepare: Some(Test::trust_project),
     ..PYRIGHT
 };
 
