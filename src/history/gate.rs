@@ -417,6 +417,31 @@ mod tests {
         assert_eq!(breaks(&db), []);
     }
 
+    /// A database from before the breaks were kept: the new errors of its newest edit
+    /// that wrote become breaks, so the upgrade does not pass a gate that was failing.
+    #[test]
+    fn an_upgraded_database_keeps_the_break_its_last_edit_left() {
+        let (_dir, db, b, _c) = files();
+        let conn = Connection::open(&db).expect("create");
+        for sql in &super::super::MIGRATIONS[..3] {
+            conn.execute_batch(sql).expect("old migration");
+        }
+        conn.pragma_update(None, "user_version", 3)
+            .expect("version");
+        conn.execute_batch(&format!(
+            "INSERT INTO runs (id, started_at, duration_ms, command, args, workspace, run_dir,
+                               files, exit_code, summary, dry_run, rejected)
+             VALUES (1, 1, 1, 'edit', '[]', '/w', '/w', '[]', 1, 's', 0, 0),
+                    (2, 2, 1, 'check', '[]', '/w', '/w', '[]', 0, 's', 0, 0);
+             INSERT INTO diagnostics (run_id, path, role, line, column, severity, message, new)
+             VALUES (1, '{b}', 'dependent', 3, 7, 'Error', 'missing', 1),
+                    (1, '{b}', 'dependent', 1, 1, 'Error', 'old', 0);"
+        ))
+        .expect("old rows");
+        conn.close().expect("close");
+        assert_eq!(breaks(&db), [(1, b, 3, "missing".to_owned())]);
+    }
+
     fn run(id: i64, command: &str, exit_code: i32, new_errors: usize) -> Run {
         Run {
             id,
