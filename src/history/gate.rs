@@ -107,12 +107,17 @@ pub(super) fn record(
             Role::Edited => "edited",
             Role::Dependent => "dependent",
         };
+        // An incomplete run kept the file's breaks: one it reports new again (a `check`
+        // counts every error new) is not added twice.
         for reported in errors.iter().filter(|r| r.new) {
             let d = &reported.diagnostic;
             tx.execute(
                 "INSERT INTO breaks (run_id, path, role, line, column, severity, code, source,
                                      message, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'Error', ?6, ?7, ?8, ?9)",
+                 SELECT ?1, ?2, ?3, ?4, ?5, 'Error', ?6, ?7, ?8, ?9
+                 WHERE NOT EXISTS (
+                     SELECT 1 FROM breaks WHERE path = ?2 AND line = ?4 AND column = ?5
+                         AND code IS ?6 AND source IS ?7 AND message = ?8)",
                 params![
                     run_id,
                     path,
@@ -376,10 +381,18 @@ mod tests {
         record_at(&db, &invocation("check"), &clean, Seen::Index).expect("record");
         assert_eq!(breaks(&db).len(), 2);
 
-        // An incomplete run clears nothing.
+        // An incomplete run clears nothing, and a check of it that counts the break new
+        // again does not add it twice.
         let mut incomplete = clean.clone();
         incomplete.timed_out = true;
         record_at(&db, &edit, &incomplete, Seen::Tree).expect("record");
+        let mut again = report(vec![file(
+            &b,
+            Role::Edited,
+            vec![error(3, "missing", true)],
+        )]);
+        again.timed_out = true;
+        record_at(&db, &invocation("check"), &again, Seen::Tree).expect("record");
         assert_eq!(breaks(&db).len(), 2);
 
         // c.py's break still reported (moved, not new): it stays, at its new place; b.py's
