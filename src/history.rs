@@ -2,7 +2,8 @@
 //! `check`) recorded in a SQLite database, one per workspace, and read back by
 //! `lspgate history`. This file owns the database: where it lives, its schema and
 //! migrations, writing a run, reading runs, and what happens when the file is broken.
-//! How runs print is `report::history`'s business.
+//! How runs print is `report::history`'s business; what `history --last` answers (the
+//! errors runs introduced that are still on disk, not only the last run) is `gate`'s.
 //!
 //! Where: `$LSPGATE_DATA_DIR/history/<hash>.sqlite3`, else
 //! `$XDG_DATA_HOME/lspgate/history/...`, else `~/.local/share/lspgate/history/...`;
