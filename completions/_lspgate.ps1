@@ -154,7 +154,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
-            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recent run and the gate; exit 1 while an error a run introduced is not seen fixed (or the last run left one), 4 when the last edit was partly written, 3 when a run was incomplete, 2 when no run is recorded')
             [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

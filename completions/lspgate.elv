@@ -145,7 +145,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --format 'Output form'
             cand -C 'Run as if lspgate had been started in DIR'
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
-            cand --last 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded'
+            cand --last 'Show the most recent run and the gate; exit 1 while an error a run introduced is not seen fixed (or the last run left one), 4 when the last edit was partly written, 3 when a run was incomplete, 2 when no run is recorded'
             cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
             cand -h 'Print help'
             cand --help 'Print help'

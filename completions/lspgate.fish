@@ -161,7 +161,7 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l format -d 'O
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand history" -s C -d 'Run as if lspgate had been started in DIR' -r -F
 complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
-complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l last -d 'Show the most recent run; exit 1 when it left new errors, 3 when it was incomplete, 2 when no run is recorded'
+complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l last -d 'Show the most recent run and the gate; exit 1 while an error a run introduced is not seen fixed (or the last run left one), 4 when the last edit was partly written, 3 when a run was incomplete, 2 when no run is recorded'
 complete -c lspgate -n "__fish_lspgate_using_subcommand history" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand history" -s h -l help -d 'Print help'
 complete -c lspgate -n "__fish_lspgate_using_subcommand daemon; and not __fish_seen_subcommand_from start stop status restart help" -s C -d 'Run as if lspgate had been started in DIR' -r -F

@@ -53,8 +53,9 @@ not shown to the servers, a server turned off or not run in an untrusted workspa
 4  the edit was partly written: a write failed after some files had changed; the message names \
 the files that changed and those that did not
 
-When several apply, the first of 4, 2, 1, 3, 0 wins. `history --last` exits with the last \
-run's status, 3 for a run that never recorded its outcome.";
+When several apply, the first of 4, 2, 1, 3, 0 wins. `history --last` is the gate: it \
+answers for the files on disk, 1 while an error a run introduced is not seen fixed by a later \
+run that checked its file, 3 for a run that never recorded its outcome.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -129,8 +130,9 @@ pub enum Command {
     History {
         /// Show this run and its diagnostics.
         run: Option<i64>,
-        /// Show the most recent run; exit 1 when it left new errors, 3 when it was
-        /// incomplete, 2 when no run is recorded.
+        /// Show the most recent run and the gate; exit 1 while an error a run introduced
+        /// is not seen fixed (or the last run left one), 4 when the last edit was partly
+        /// written, 3 when a run was incomplete, 2 when no run is recorded.
         #[arg(long, conflicts_with = "run")]
         last: bool,
         /// How many runs to list, newest first.

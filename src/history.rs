@@ -2,7 +2,8 @@
 //! `check`) recorded in a SQLite database, one per workspace, and read back by
 //! `lspgate history`. This file owns the database: where it lives, its schema and
 //! migrations, writing a run, reading runs, and what happens when the file is broken.
-//! How runs print is `report::history`'s business.
+//! How runs print is `report::history`'s business; what `history --last` answers (the
+//! errors runs introduced that are still on disk, not only the last run) is `gate`'s.
 //!
 //! Where: `$LSPGATE_DATA_DIR/history/<hash>.sqlite3`, else
 //! `$XDG_DATA_HOME/lspgate/history/...`, else `~/.local/share/lspgate/history/...`;
@@ -39,6 +40,9 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionB
 
 use crate::model::{Level, Report, Role};
 use crate::model::{tag_from_name, tag_name};
+
+mod gate;
+pub use gate::{Break, Gate, Seen, gate};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
 /// version `i` to `i + 1` (`PRAGMA user_version`). Append; never edit a released one.
@@ -80,6 +84,29 @@ const MIGRATIONS: &[&str] = &[
     // may change the disk and set to 1 with its outcome; the runs recorded before this
     // column existed were recorded whole, once done.
     "ALTER TABLE runs ADD COLUMN completed INTEGER NOT NULL DEFAULT 1;",
+    // v4: the gate's outstanding breaks (see `gate`): each error a run reported as new in
+    // a file on disk, until a later run that checked the file finds it gone. Not tied to
+    // `runs` by a foreign key: a break outlives its run's record. Seeded with the new
+    // errors of the newest edit that wrote, which is what the gate failed on before.
+    "CREATE TABLE breaks (
+        run_id INTEGER NOT NULL,     -- the run that reported it new
+        path TEXT NOT NULL,
+        role TEXT NOT NULL,
+        line INTEGER NOT NULL,       -- where the newest run that checked the file saw it
+        column INTEGER NOT NULL,
+        severity TEXT NOT NULL,
+        code TEXT,
+        source TEXT,
+        message TEXT NOT NULL,
+        tags TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX breaks_by_path ON breaks(path);
+    INSERT INTO breaks (run_id, path, role, line, column, severity, code, source, message, tags)
+        SELECT run_id, path, role, line, column, severity, code, source, message, tags
+        FROM diagnostics
+        WHERE new AND severity = 'Error' AND run_id = (
+            SELECT max(id) FROM runs
+            WHERE completed AND NOT dry_run AND NOT rejected AND command != 'check');",
 ];
 
 /// The schema version this lspgate writes.
@@ -349,11 +376,12 @@ pub fn begin_at(
 }
 
 impl Pending {
-    /// Record the run's outcome. Never fails: a problem is one warning line, and the
-    /// run stays pending (the gate exits 3 for it).
-    pub fn complete(self, invocation: &Invocation, report: &Report) {
+    /// Record the run's outcome, and what it tells the gate of the tree (`seen`: what
+    /// its diagnostics are of). Never fails: a problem is one warning line, and the run
+    /// stays pending (the gate exits 3 for it).
+    pub fn complete(self, invocation: &Invocation, report: &Report, seen: Seen) {
         let Some((path, id)) = &self.row else { return };
-        let write = |conn: &mut Connection| complete_run(conn, *id, invocation, report);
+        let write = |conn: &mut Connection| complete_run(conn, *id, invocation, report, seen);
         if let Err(e) = with_database(path, write) {
             warn(&format!(
                 "{e}; this run stays recorded as not completed, so `history --last` exits 3"
@@ -407,10 +435,11 @@ pub fn record_at(
     path: &Path,
     invocation: &Invocation,
     report: &Report,
+    seen: Seen,
 ) -> Result<i64, HistoryError> {
     with_database(path, |conn| {
         let id = insert_pending(conn, &report.workspace, &report.run_dir, invocation)?;
-        complete_run(conn, id, invocation, report)
+        complete_run(conn, id, invocation, report, seen)
     })
 }
 
@@ -605,7 +634,8 @@ fn insert_pending(
     Ok(id)
 }
 
-/// Record the outcome of pending run `id`: its files, status, summary and diagnostics.
+/// Record the outcome of pending run `id`: its files, status, summary and diagnostics,
+/// and in the same transaction the gate's breaks it adds or clears ([`gate::record`]).
 /// Should the row be gone (the database was moved aside meanwhile), the run is
 /// recorded anew.
 fn complete_run(
@@ -613,6 +643,7 @@ fn complete_run(
     id: i64,
     invocation: &Invocation,
     report: &Report,
+    seen: Seen,
 ) -> rusqlite::Result<i64> {
     let files: Vec<RunFile> = if report.applied.is_empty() {
         report
@@ -712,6 +743,7 @@ fn complete_run(
             }
         }
     }
+    gate::record(&tx, id, report, seen)?;
     tx.commit()?;
     Ok(id)
 }
@@ -870,11 +902,11 @@ mod tests {
     use super::*;
     use crate::model::fixtures::{diag, file, reported, spec_example, with_code};
 
-    fn soon() -> Instant {
+    pub(super) fn soon() -> Instant {
         Instant::now() + BUSY_TIMEOUT
     }
 
-    fn invocation(command: &str) -> Invocation {
+    pub(super) fn invocation(command: &str) -> Invocation {
         Invocation::start(
             command,
             &[OsString::from("lspgate"), OsString::from(command)],
@@ -902,7 +934,10 @@ mod tests {
             .expect("close");
         let conn = open(&path, false, soon()).expect("open and migrate");
         assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
-        assert_eq!(tables(&conn), ["diagnostics", "runs", "sqlite_sequence"]);
+        assert_eq!(
+            tables(&conn),
+            ["breaks", "diagnostics", "runs", "sqlite_sequence"]
+        );
         let mode: String = conn
             .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .expect("journal mode");
@@ -999,7 +1034,8 @@ mod tests {
         );
         drop(conn);
 
-        let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
+        let id =
+            record_at(&path, &invocation("edit"), &tagged_report(), Seen::Tree).expect("record");
         assert_eq!(id, 2);
         let conn = open(&path, false, soon()).expect("reopen");
         let tagged: Vec<Vec<DiagnosticTag>> = diagnostics_of(&conn, id)
@@ -1037,7 +1073,8 @@ mod tests {
     fn records_and_reads_back_tags() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("h.sqlite3");
-        let id = record_at(&path, &invocation("edit"), &tagged_report()).expect("record");
+        let id =
+            record_at(&path, &invocation("edit"), &tagged_report(), Seen::Tree).expect("record");
         let conn = open(&path, false, soon()).expect("open");
         // Stored as the JSON report's words; the invented tag dropped, as reports drop it.
         let stored: Vec<String> = conn
@@ -1090,7 +1127,7 @@ mod tests {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
             .expect("set version");
         conn.close().expect("close");
-        let err = record_at(&path, &invocation("edit"), &spec_example())
+        let err = record_at(&path, &invocation("edit"), &spec_example(), Seen::Tree)
             .expect_err("a newer schema is not written to");
         assert!(
             matches!(err, HistoryError::Newer { found, .. } if found == SCHEMA_VERSION + 1),
@@ -1115,7 +1152,7 @@ mod tests {
                 false,
             )],
         ));
-        let id = record_at(&path, &invocation("edit"), &report).expect("record");
+        let id = record_at(&path, &invocation("edit"), &report, Seen::Tree).expect("record");
         let conn = open(&path, false, soon()).expect("open");
         let count = |sql: &str| -> i64 { conn.query_row(sql, [], |row| row.get(0)).expect(sql) };
         assert_eq!(count("SELECT count(*) FROM runs"), 1);
@@ -1145,7 +1182,8 @@ mod tests {
         let garbage =
             b"this is not a database, but it is long enough to look like one. ".repeat(100);
         std::fs::write(&path, &garbage).expect("write garbage");
-        record_at(&path, &invocation("write"), &spec_example()).expect("recorded anyway");
+        record_at(&path, &invocation("write"), &spec_example(), Seen::Tree)
+            .expect("recorded anyway");
         let aside: Vec<PathBuf> = std::fs::read_dir(dir.path())
             .expect("read dir")
             .map(|e| e.expect("entry").path())
@@ -1170,6 +1208,7 @@ mod tests {
             &blocker.join("h.sqlite3"),
             &invocation("edit"),
             &spec_example(),
+            Seen::Tree,
         )
         .expect_err("cannot be created");
         assert!(matches!(err, HistoryError::Unavailable(_)), "{err}");
@@ -1190,7 +1229,7 @@ mod tests {
                 reported(diag(DiagnosticSeverity::WARNING, 1, 0, "w"), true),
             ],
         ));
-        record_at(&path, &invocation("edit"), &report).expect("record");
+        record_at(&path, &invocation("edit"), &report, Seen::Tree).expect("record");
         let conn = open(&path, false, soon()).expect("open");
         let run = conn
             .query_row(&format!("SELECT {RUN_COLUMNS} FROM runs"), [], run_from_row)
@@ -1219,7 +1258,7 @@ mod tests {
         let mut clean = spec_example();
         clean.files.clear();
         clean.exit_code = crate::exit::OK;
-        record_at(&path, &inv, &clean).expect("record");
+        record_at(&path, &inv, &clean, Seen::Tree).expect("record");
         assert_eq!(last(&path).map(|r| r.gate()), Some(crate::exit::OK));
         let killed = begin_at(&path, ws, ws, &inv).expect("begin");
         let run = last(&path).expect("the started run");
@@ -1231,7 +1270,7 @@ mod tests {
         // Completed: its outcome decides.
         begin_at(&path, ws, ws, &inv)
             .expect("begin")
-            .complete(&inv, &spec_example());
+            .complete(&inv, &spec_example(), Seen::Tree);
         let run = last(&path).expect("completed");
         assert!(run.completed);
         assert_eq!(run.gate(), crate::exit::NEW_DIAGNOSTICS);
@@ -1255,7 +1294,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("h.sqlite3");
         let ws = Path::new("/abs/root");
-        record_at(&path, &invocation("write"), &spec_example()).expect("record");
+        record_at(&path, &invocation("write"), &spec_example(), Seen::Tree).expect("record");
         let conn = Connection::open(&path).expect("open");
         conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
             .expect("a newer schema");

@@ -897,3 +897,118 @@ fn check_staged_on_a_warm_pyright_finds_the_break_every_time() {
         test = out.again();
     }
 }
+
+// ---------------------------------------------------------------------------------
+// The gate answers for the tree (issue 29), on pyright
+
+/// The outstanding breaks of `history --last --format json`, as `path:line`; asserts
+/// the gate's `code`.
+#[track_caller]
+fn outstanding(test: Test, code: i32) -> (Test, Vec<String>) {
+    let out = test.args(["history", "--last", "--format", "json"]).run();
+    out.assert_code(code);
+    let json = out.json();
+    assert_eq!(json["gate"], code, "{out}");
+    let breaks = json["outstanding"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no outstanding list\n{out}"))
+        .iter()
+        .map(|b| format!("{}:{}", b["path"].as_str().unwrap_or("?"), b["line"]))
+        .collect();
+    (out.again(), breaks)
+}
+
+/// An edit breaks b.py and c.py. Then runs that do not change the tree (a check of a
+/// clean file, a dry run, `check --staged` with nothing staged) must not pass the gate,
+/// and neither may edits that are clean themselves while a break stands: one that fixes
+/// b.py (`fixed 1`, exit 0) leaves c.py broken, and one of an unrelated file checks
+/// neither. Only when c.py is fixed too does `history --last` exit 0.
+#[test]
+fn the_gate_fails_while_a_break_stands_whatever_ran_since() {
+    if !require_server("pyright-langserver") {
+        return;
+    }
+    let test =
+        with_fixture(Test::new().watchdog(WATCHDOG), "python", "").file("d.py", "x: int = 1\n");
+    git_ok(&test, &["add", "-A"]);
+    git_ok(&test, &["commit", "-q", "-m", "fixture"]);
+    let out = test
+        .args(["edit", "a.py", "--old", "def greet(name: str)"])
+        .args(["--new", "def greet(name: str, greeting: str)"])
+        .args(WAITS)
+        .run();
+    out.assert_code(1)
+        .stdout_contains("Error: b.py:3:")
+        .stdout_contains("Error: c.py:5:");
+    let mut test = gate(out.again(), 1);
+
+    let unchanging: [&[&str]; 3] = [
+        &["check", "d.py"],
+        &[
+            "edit",
+            "d.py",
+            "--old",
+            "x: int = 1",
+            "--new",
+            "x: int = 2",
+            "--dry-run",
+        ],
+        &["check", "--staged"],
+    ];
+    for args in unchanging {
+        let out = test.args(args).args(WAITS).run();
+        out.assert_code(0);
+        // The exit status first: it is the gate.
+        let (next, breaks) = outstanding(gate(out.again(), 1), 1);
+        assert_eq!(breaks, ["b.py:3", "c.py:5"], "after {args:?}");
+        test = next;
+    }
+    assert_eq!(read(&test, "d.py"), "x: int = 1\n");
+
+    let out = test
+        .args([
+            "edit",
+            "b.py",
+            "--old",
+            "greet(\"b\")",
+            "--new",
+            "greet(\"b\", \"hi\")",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(0).stdout_contains("fixed 1");
+    let (test, breaks) = outstanding(gate(out.again(), 1), 1);
+    assert_eq!(breaks, ["c.py:5"]);
+
+    let out = test
+        .args(["edit", "d.py", "--old", "x: int = 1", "--new", "x: int = 3"])
+        .args(WAITS)
+        .run();
+    out.assert_code(0);
+    let (test, breaks) = outstanding(gate(out.again(), 1), 1);
+    assert_eq!(breaks, ["c.py:5"]);
+    let out = test.args(["history", "--last"]).run();
+    out.assert_code(1)
+        .stdout_contains("Error: c.py:5:7 [Pyright][reportCallIssue] Argument missing for parameter \"greeting\" (run 1)")
+        .stdout_contains("gate: 1 (errors earlier runs introduced are not seen fixed)");
+
+    let out = out
+        .again()
+        .args([
+            "edit",
+            "c.py",
+            "--old",
+            "greet(\"c\")",
+            "--new",
+            "greet(\"c\", \"hi\")",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(0).stdout_contains("fixed 1");
+    let (test, breaks) = outstanding(out.again(), 0);
+    assert!(breaks.is_empty(), "{breaks:?}");
+    test.args(["history", "--last"])
+        .run()
+        .assert_code(0)
+        .stdout_contains("gate: 0 (it passed)");
+}

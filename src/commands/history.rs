@@ -6,8 +6,8 @@ use crate::history;
 use crate::model::Format;
 use crate::report;
 
-/// `lspgate history`: list runs, show one, or gate on the last ([`gate`]; 2 when
-/// nothing was recorded).
+/// `lspgate history`: list runs, show one, or gate on the last ([`history::gate`]: the
+/// tree's outstanding breaks as well as the last run; 2 when nothing was recorded).
 pub fn command(
     workspace: &Path,
     run_dir: &Path,
@@ -23,6 +23,11 @@ pub fn command(
         return Ok(crate::exit::OK);
     }
     let found = history::find(workspace, run)?;
-    report::history::print_run(&found, &view)?;
-    Ok(if last { found.gate() } else { crate::exit::OK })
+    if !last {
+        report::history::print_run(&found, None, &view)?;
+        return Ok(crate::exit::OK);
+    }
+    let gate = history::gate(workspace, &found).map_err(|e| anyhow::anyhow!("history: {e}"))?;
+    report::history::print_run(&found, Some(&gate), &view)?;
+    Ok(gate.exit_code)
 }

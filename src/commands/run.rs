@@ -61,6 +61,11 @@ pub fn reporting_run(
         print_error(note);
     }
     let options = config::resolve_options(setting.args, &loaded.options)?;
+    // What the gate may learn of the tree from this run: not the index's content.
+    let seen = match request {
+        Reporting::Check { staged: true, .. } => history::Seen::Index,
+        _ => history::Seen::Tree,
+    };
     let (job, changes) = plan(request, workspace, setting.run_dir, &loaded.servers)?;
     let ctx = check::Context {
         workspace: workspace.to_path_buf(),
@@ -109,7 +114,7 @@ pub fn reporting_run(
         .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
-    pending.complete(invocation, &report);
+    pending.complete(invocation, &report, seen);
     move_baseline(workspace, changes.as_ref().filter(|_| settled), &report);
     Ok(Ran::Done {
         report: Box::new(report),

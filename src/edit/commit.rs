@@ -8,7 +8,8 @@
 //!    (missing parent directories are created), given its final permissions, and
 //!    fsynced. A failure up to here leaves the disk as it was: the temporary files
 //!    and the directories created for them are removed.
-//! 3. Only then is each temporary file renamed over its target (atomic per file:
+//! 3. Only then, every file checked as in step 1 once more (staging takes time), is
+//!    each temporary file renamed over its target (atomic per file:
 //!    a reader sees the old bytes or the new ones, never a mix), then deleted files
 //!    and the old paths of renames are removed, then the touched directories are
 //!    fsynced.
@@ -65,7 +66,8 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
     // From here to the end of the renames, a signal waits (see `signals`).
     let deferred = Deferred::start();
     let mut created_dirs = Vec::new();
-    let staged = match stage(plan, &mut created_dirs, &deferred) {
+    let staged = stage(plan, &mut created_dirs, &deferred);
+    let staged = match staged.and_then(|staged| still_unchanged(plan).map(|()| staged)) {
         Ok(staged) => staged,
         Err(e) => {
             // The temporary files are gone (dropped with `stage`'s vector); the
@@ -189,6 +191,17 @@ fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
         return Err(changed(&change.path));
     }
     Ok(())
+}
+
+/// Step 1 once more, after staging and right before the first rename: staging writes
+/// and syncs every new content, which takes time, and a file another process rewrote
+/// meanwhile must not be replaced (it is refused as in step 1: nothing written, exit
+/// 2). What is left is the moment between this read and the rename, which no POSIX
+/// call closes.
+fn still_unchanged(plan: &EditPlan) -> Result<(), EditError> {
+    #[cfg(test)]
+    after_staging::run();
+    plan.changes.iter().try_for_each(check_unchanged)
 }
 
 fn stage(
@@ -323,4 +336,25 @@ fn is_missing(e: &io::Error) -> bool {
         e.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
     )
+}
+
+/// Tests only: what another process does while a commit stages (see `still_unchanged`).
+#[cfg(test)]
+pub(super) mod after_staging {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static HOOK: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
+    }
+
+    /// Run `f` once, in this thread's next commit, after it has staged its files.
+    pub fn set(f: impl FnOnce() + 'static) {
+        HOOK.with(|hook| *hook.borrow_mut() = Some(Box::new(f)));
+    }
+
+    pub(super) fn run() {
+        if let Some(f) = HOOK.with(|hook| hook.borrow_mut().take()) {
+            f();
+        }
+    }
 }

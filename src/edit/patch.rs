@@ -412,6 +412,21 @@ fn strip_components(path: &[u8], n: usize) -> Option<&[u8]> {
     (!rest.is_empty()).then_some(rest)
 }
 
+/// A name `-p strip` leaves nothing of, which a patch creates: `git apply` refuses the
+/// patch, and so do we, nothing written (`b/run.sh` at `-p3` must not become
+/// `b/run.sh`). A bare name (`new.py`, no directory), as a patch written without
+/// prefixes has, and any name of a patch that names its files unprefixed, is taken as
+/// it is: the leniency for agents' patches (see the module documentation).
+fn unstrippable(name: &[u8], strip: usize, unprefixed: bool) -> Result<&[u8], EditError> {
+    if unprefixed || !name.contains(&b'/') {
+        return Ok(name);
+    }
+    Err(EditError::path(
+        as_path(name),
+        format!("too few path components for -p {strip} (git apply refuses it too)"),
+    ))
+}
+
 fn as_path(name: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(name))
 }
@@ -538,22 +553,30 @@ impl<'w> Tree<'w> {
     /// The path a new file gets. `-p N` applies, except to a name without the usual
     /// `a/`/`b/` prefix when the patch names its other files unprefixed, or when the
     /// unstripped name's directory exists (`src/new.py`, written by an agent).
-    fn new_file_name<'n>(&self, name: &'n [u8], strip: usize, unprefixed: bool) -> &'n [u8] {
-        let Some(stripped) = strip_components(name, strip).filter(|_| strip > 0) else {
-            return name;
+    fn new_file_name<'n>(
+        &self,
+        name: &'n [u8],
+        strip: usize,
+        unprefixed: bool,
+    ) -> Result<&'n [u8], EditError> {
+        if strip == 0 {
+            return Ok(name);
+        }
+        let Some(stripped) = strip_components(name, strip) else {
+            return unstrippable(name, strip, unprefixed);
         };
         if name.starts_with(b"a/") || name.starts_with(b"b/") {
-            return stripped;
+            return Ok(stripped);
         }
         let parent_exists = name
             .iter()
             .rposition(|&b| b == b'/')
             .is_some_and(|slash| self.base.join(as_path(&name[..slash])).is_dir());
-        if unprefixed || parent_exists {
+        Ok(if unprefixed || parent_exists {
             name
         } else {
             stripped
-        }
+        })
     }
 
     fn apply_file(
@@ -593,7 +616,7 @@ impl<'w> Tree<'w> {
 
         match operation {
             FileOperation::Create(name) => {
-                let name = self.new_file_name(name, strip, unprefixed);
+                let name = self.new_file_name(name, strip, unprefixed)?;
                 self.create(name, &hunks, new_mode)
             }
             FileOperation::Delete(name) => {
@@ -602,7 +625,7 @@ impl<'w> Tree<'w> {
             }
             // `diff -N` marks the missing side with the epoch date, not /dev/null.
             FileOperation::Modify { modified, .. } if old_missing && !new_missing => {
-                let name = self.new_file_name(modified, strip, unprefixed);
+                let name = self.new_file_name(modified, strip, unprefixed)?;
                 self.create(name, &hunks, new_mode)
             }
             FileOperation::Modify { original, .. } if new_missing && !old_missing => {
@@ -615,7 +638,7 @@ impl<'w> Tree<'w> {
                     Ok(i) => self.modify(i, &hunks, new_mode),
                     // A plain diff of a new file whose old side is not /dev/null.
                     Err(_) if creates_from_nothing(&hunks) => {
-                        let name = self.new_file_name(modified, strip, unprefixed);
+                        let name = self.new_file_name(modified, strip, unprefixed)?;
                         self.create(name, &hunks, new_mode)
                     }
                     Err(e) => Err(e),
@@ -704,7 +727,12 @@ impl<'w> Tree<'w> {
             let message = "renaming or copying a symbolic link is not supported";
             return Err(EditError::path(&self.slots[f].shown, message));
         }
-        let t = self.slot(strip_components(to, strip).unwrap_or(to))?;
+        let to = match strip_components(to, strip) {
+            Some(stripped) => stripped,
+            // `rename to` names carry no prefix: `-p N` strips N - 1 of their components.
+            None => unstrippable(to, strip + 1, false)?,
+        };
+        let t = self.slot(to)?;
         if t == f {
             return self.modify(f, hunks, new_mode);
         }

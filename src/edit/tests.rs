@@ -1374,3 +1374,74 @@ fn plan_patch_never_panics() {
         })
         .expect("mutated patches never panic");
 }
+
+// ---------------------------------------------------------------------------------
+// Issue 29, item 14: `-p N` that leaves nothing of a name, and a file rewritten while
+// its replacement is staged
+
+/// `git apply -p3` refuses a patch creating `b/run.sh` (the name has two components);
+/// so must we, nothing planned, rather than create `b/run.sh`. A bare name, as a patch
+/// written without prefixes has, is still taken as it is.
+#[test]
+fn a_new_name_that_p_strips_to_nothing_is_refused() {
+    let (_dir, ws) = workspace(&[file("x.txt", "x\n")]);
+    let plain = "--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\n";
+    let git = "diff --git a/run.sh b/run.sh\nnew file mode 100644\n--- /dev/null\n\
+               +++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\n";
+    let renamed = "diff --git a/x.txt b/y/z.txt\nsimilarity index 100%\nrename from x.txt\n\
+                   rename to y/z.txt\n";
+    for (patch, name) in [(plain, "b/run.sh"), (git, "b/run.sh"), (renamed, "y/z.txt")] {
+        let err = plan_patch(&ws, &ws, patch.as_bytes(), 3).expect_err("too few components");
+        assert_eq!(err.exit_code(), crate::exit::BAD_INPUT, "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!("{name}: too few path components for -p 3 (git apply refuses it too)")
+        );
+    }
+    assert!(!ws.join("b").exists() && !ws.join("y").exists());
+
+    let bare = "--- /dev/null\n+++ run.sh\n@@ -0,0 +1 @@\n+echo hi\n";
+    let plan = plan_patch(&ws, &ws, bare.as_bytes(), 1).expect("a bare name");
+    assert_eq!(plan.changes[0].path, ws.join("run.sh"));
+    let plan = plan_patch(&ws, &ws, plain.as_bytes(), 1).expect("-p1 leaves run.sh");
+    assert_eq!(plan.changes[0].path, ws.join("run.sh"));
+}
+
+/// Another process rewrites a file after the commit's first check, while the commit
+/// writes its temporary files: the commit must not replace it. Nothing is written (exit
+/// 2), the other process's bytes stay, and no temporary file is left.
+#[test]
+fn commit_refuses_a_file_rewritten_while_it_stages() {
+    for rewritten in ["a.txt", "b.txt"] {
+        let (_dir, ws) = workspace(&[file("a.txt", "a\n"), file("b.txt", "b\n")]);
+        let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n\
+                     --- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\
+                     --- /dev/null\n+++ b/new/c.txt\n@@ -0,0 +1 @@\n+c\n";
+        let plan = plan_patch(&ws, &ws, patch.as_bytes(), 1).expect("plans");
+        let other = ws.join(rewritten);
+        commit::after_staging::set(move || {
+            fs::write(&other, "the other process's\n").expect("rewrite");
+        });
+        let err = commit(&plan).expect_err("a file changed while staging");
+        assert_eq!(err.exit_code(), crate::exit::BAD_INPUT, "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: changed on disk since the edit was planned; nothing was written",
+                ws.join(rewritten).display()
+            )
+        );
+        let tree = read_tree(&ws);
+        let names: Vec<&str> = tree.keys().map(String::as_str).collect();
+        assert_eq!(names, ["a.txt", "b.txt"], "no temporary file, no new/");
+        let expect = |name: &str, original: &str| {
+            if name == rewritten {
+                "the other process's\n".to_owned()
+            } else {
+                original.to_owned()
+            }
+        };
+        assert_eq!(tree["a.txt"].0, expect("a.txt", "a\n").into_bytes());
+        assert_eq!(tree["b.txt"].0, expect("b.txt", "b\n").into_bytes());
+    }
+}

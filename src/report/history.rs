@@ -5,7 +5,10 @@
 //! as a few `Key: value` lines, then its diagnostics as the report prints them, new ones
 //! marked. JSON: `{"schema": 1, "workspace": ..., "runs": [RUN...]}` for a list, and
 //! `{"schema": 1, "run": RUN}` for one run, where RUN has the keys of [`JsonRun`] and,
-//! for one run, `diagnostics`. Times are UTC, `2026-05-01T10:22:03Z`, and in
+//! for one run, `diagnostics`. With the gate (`--last`), one run also has `gate` (the
+//! exit status), `outstanding` (the breaks: `diagnostics`' keys and the `run` that
+//! found each) and, when it holds the gate, `unsettled_run`; the text ends with the
+//! outstanding breaks and a `gate: N (why)` line. Times are UTC, `2026-05-01T10:22:03Z`, and in
 //! milliseconds since the Unix epoch; paths relative to the run directory of the
 //! `history` command, as in reports.
 
@@ -17,7 +20,7 @@ use serde::Serialize;
 
 use super::styles::Styles;
 use super::text::{diagnostic_line, one_line};
-use crate::history::{Run, StoredDiagnostic};
+use crate::history::{Gate, Run, StoredDiagnostic};
 use crate::model::Format;
 use crate::model::tag_name;
 use crate::paths;
@@ -43,6 +46,19 @@ struct JsonList<'a> {
 struct JsonOne<'a> {
     schema: u32,
     run: JsonRun<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gate: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outstanding: Option<Vec<JsonBreak<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unsettled_run: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct JsonBreak<'a> {
+    run: i64,
+    #[serde(flatten)]
+    diagnostic: JsonDiagnostic<'a>,
 }
 
 #[derive(Serialize)]
@@ -116,20 +132,24 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
         diagnostics: with_diagnostics.then(|| {
             run.diagnostics
                 .iter()
-                .map(|d| JsonDiagnostic {
-                    path: paths::display(&d.path, view.run_dir),
-                    role: &d.role,
-                    line: d.line,
-                    column: d.column,
-                    severity: &d.severity,
-                    code: d.code.as_deref(),
-                    source: d.source.as_deref(),
-                    message: &d.message,
-                    new: d.new,
-                    tags: d.tags.iter().filter_map(tag_name).collect(),
-                })
+                .map(|d| json_diagnostic(d, view))
                 .collect()
         }),
+    }
+}
+
+fn json_diagnostic<'a>(d: &'a StoredDiagnostic, view: &View<'_>) -> JsonDiagnostic<'a> {
+    JsonDiagnostic {
+        path: paths::display(&d.path, view.run_dir),
+        role: &d.role,
+        line: d.line,
+        column: d.column,
+        severity: &d.severity,
+        code: d.code.as_deref(),
+        source: d.source.as_deref(),
+        message: &d.message,
+        new: d.new,
+        tags: d.tags.iter().filter_map(tag_name).collect(),
     }
 }
 
@@ -147,11 +167,11 @@ pub fn print_list(runs: &[Run], workspace: &Path, view: &View<'_>) -> io::Result
     Ok(())
 }
 
-/// Print one run with its diagnostics.
-pub fn print_run(run: &Run, view: &View<'_>) -> io::Result<()> {
+/// Print one run with its diagnostics, and the gate when it is the last.
+pub fn print_run(run: &Run, gate: Option<&Gate>, view: &View<'_>) -> io::Result<()> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let result = render_run(run, view, &mut out).and_then(|()| out.flush());
+    let result = render_run(run, gate, view, &mut out).and_then(|()| out.flush());
     super::ignore_broken_pipe(result)
 }
 
@@ -204,11 +224,27 @@ pub fn render_list(
     Ok(())
 }
 
-pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_run(
+    run: &Run,
+    gate: Option<&Gate>,
+    view: &View<'_>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if view.format == Format::Json {
         let one = JsonOne {
             schema: SCHEMA,
             run: json_run(run, view, true),
+            gate: gate.map(|g| g.exit_code),
+            outstanding: gate.map(|g| {
+                g.outstanding
+                    .iter()
+                    .map(|b| JsonBreak {
+                        run: b.run_id,
+                        diagnostic: json_diagnostic(&b.diagnostic, view),
+                    })
+                    .collect()
+            }),
+            unsettled_run: gate.and_then(|g| g.unsettled.as_ref().map(|r| r.id)),
         };
         serde_json::to_writer(&mut *out, &one).map_err(io::Error::from)?;
         return writeln!(out);
@@ -246,7 +282,31 @@ pub fn render_run(run: &Run, view: &View<'_>, out: &mut dyn Write) -> io::Result
             writeln!(out, "{}", entry(d, view.run_dir))?;
         }
     }
+    if let Some(gate) = gate {
+        render_gate(gate, view, out)?;
+    }
     Ok(())
+}
+
+/// The gate after the last run: what holds it, and the status with its reason.
+fn render_gate(gate: &Gate, view: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
+    if !gate.outstanding.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Outstanding (introduced, and not seen fixed by a later run that checked the file):"
+        )?;
+        for b in &gate.outstanding {
+            writeln!(
+                out,
+                "{} (run {})",
+                entry(&b.diagnostic, view.run_dir),
+                b.run_id
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "gate: {} ({})", gate.exit_code, gate.reason)
 }
 
 /// A stored diagnostic as the text report prints one: through the report's own
@@ -443,7 +503,7 @@ mod tests {
             run_dir: Path::new("/w"),
             format: Format::Text,
         };
-        let shown = text(|out| render_run(&run(), &view, out));
+        let shown = text(|out| render_run(&run(), None, &view, out));
         assert_eq!(
             shown,
             "Run 7: edit at 2024-05-01T10:22:03Z, 1.23s, exit 1\n\
@@ -491,7 +551,7 @@ mod tests {
         assert_eq!(json["runs"][0]["files"][0]["path"], "a.py");
         assert!(json["runs"][0].get("diagnostics").is_none());
         let json: serde_json::Value =
-            serde_json::from_str(&text(|out| render_run(&run(), &view, out))).expect("JSON");
+            serde_json::from_str(&text(|out| render_run(&run(), None, &view, out))).expect("JSON");
         assert_eq!(json["run"]["diagnostics"][0]["line"], 2);
         assert_eq!(json["run"]["diagnostics"][1]["new"], false);
         // `tags` as in the report's JSON: the words, and no key when there are none.

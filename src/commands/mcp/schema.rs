@@ -114,8 +114,10 @@ pub const TOOLS: [ToolSpec; 8] = [
         name: "history",
         title: "Past runs, and the gate",
         description: "Past write, edit, patch and check runs of this workspace, newest \
-            first; one run with its diagnostics (run); or the last run (last: true), whose \
-            gate is 0 when it passed, 1 when it left new errors, 3 when it was incomplete.",
+            first; one run with its diagnostics (run); or the last run (last: true) and the \
+            gate, which answers for the files on disk: 1 while an error a run introduced is \
+            not seen fixed (outstanding lists them), 4 when the last edit was partly \
+            written, 3 when a run was incomplete, else 0.",
         read_only: true,
         input: history_input,
         output: history_output,
@@ -232,7 +234,7 @@ fn history_input() -> Value {
     object(
         json!({
             "run": {"type": "integer", "description": "Show this run and its diagnostics."},
-            "last": {"type": "boolean", "description": "Show the last run and its gate: 0 passed, 1 new errors, 3 incomplete."},
+            "last": {"type": "boolean", "description": "Show the last run and the gate: 0 passed, 1 errors introduced and not seen fixed (outstanding), 3 incomplete, 4 partly written."},
             "limit": {"type": "integer", "minimum": 0, "default": 20, "description": "How many runs to list, newest first."},
         }),
         &[],
@@ -400,7 +402,13 @@ fn history_output() -> Value {
     }));
     diagnostic["properties"]["tags"] = json!({"type": "array", "items": string()});
     // Present for one run only.
-    run["properties"]["diagnostics"] = json!({"type": "array", "items": diagnostic});
+    run["properties"]["diagnostics"] = json!({"type": "array", "items": diagnostic.clone()});
+    // The gate's breaks: a diagnostic and the run that found it.
+    let mut outstanding = diagnostic;
+    outstanding["properties"]["run"] = integer();
+    if let Some(required) = outstanding["required"].as_array_mut() {
+        required.push(json!("run"));
+    }
     json!({
         "type": "object",
         "properties": {
@@ -408,7 +416,9 @@ fn history_output() -> Value {
             "workspace": string(),
             "runs": {"type": "array", "items": run},
             "run": run,
-            "gate": {"enum": [0, 1, 3]},
+            "gate": {"enum": [0, 1, 3, 4]},
+            "outstanding": {"type": "array", "items": outstanding},
+            "unsettled_run": integer(),
         },
         "required": ["schema"],
     })

@@ -549,35 +549,16 @@ fn history(setup: &Setup, run: Option<i64>, last: bool, limit: usize) -> anyhow:
         return done(text, write(Format::Json)?);
     }
     let found = history::find(&setup.workspace, run)?;
-    let write = |format| rendered(|out| report::history::render_run(&found, &view(format), out));
-    let mut text = write(Format::Text)?;
-    let mut json = write(Format::Json)?;
-    if last {
-        let gate = found.gate();
-        let meaning = match gate {
-            crate::exit::OK => "it passed",
-            crate::exit::NEW_DIAGNOSTICS => "it left new errors",
-            _ => "it was incomplete",
-        };
-        text.push_str(&format!("gate: {gate} ({meaning})\n"));
-        json = with_key(&json, "gate", &gate.to_string());
-    }
-    done(text, json)
-}
-
-/// `object` (one JSON object, as a renderer wrote it) with one more key at its end.
-fn with_key(object: &str, key: &str, value: &str) -> String {
-    let body = object.trim_end();
-    let body = body.strip_suffix('}').unwrap_or(body);
-    let separator = if body.trim_end().ends_with('{') {
-        ""
+    // The gate, as `history --last` answers it: the renderer adds its `gate` key and line.
+    let gate = if last {
+        Some(history::gate(&setup.workspace, &found).map_err(|e| anyhow::anyhow!("history: {e}"))?)
     } else {
-        ","
+        None
     };
-    format!(
-        "{body}{separator}{}:{value}}}",
-        Value::String(key.to_owned())
-    )
+    let write = |format| {
+        rendered(|out| report::history::render_run(&found, gate.as_ref(), &view(format), out))
+    };
+    done(write(Format::Text)?, write(Format::Json)?)
 }
 
 #[cfg(test)]
@@ -683,9 +664,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_are_added_to_objects_and_lists_wrapped() {
-        assert_eq!(with_key("{\"a\":1}\n", "gate", "3"), "{\"a\":1,\"gate\":3}");
-        assert_eq!(with_key("{}", "gate", "0"), "{\"gate\":0}");
+    fn lists_are_wrapped() {
         let wrapped: Value = serde_json::from_str(&wrapped("files", true, "[1]\n")).expect("JSON");
         assert_eq!(wrapped, json!({"daemon_running": true, "files": [1]}));
     }
