@@ -72,3 +72,75 @@ fn a_50_mb_write_through_the_daemon_keeps_both_processes_bounded() {
         "daemon peak {daemon_kib} KiB for a 50 MB write\n{run}"
     );
 }
+
+/// An MCP line over the 64 MiB limit is skipped unparsed, and answered with the
+/// request's id read from the line's start: a client waits on that id, and an answer
+/// to `null` would leave it waiting for ever.
+#[test]
+fn an_mcp_request_over_the_line_limit_is_answered_by_its_id() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let test = Test::new();
+    let mut cmd = test.to_command();
+    cmd.arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn lspgate mcp");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, lines) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let content = "x".repeat(65 * 1024 * 1024);
+    let writer = std::thread::spawn(move || {
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{{"name":"write","arguments":{{"path":"big.txt","content":"{content}"}}}}}}"#
+        );
+        let ping = r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#;
+        for line in [initialize, &call, ping] {
+            stdin.write_all(line.as_bytes())?;
+            stdin.write_all(b"\n")?;
+        }
+        stdin.flush()?;
+        // Stdin stays open until the answers are read.
+        Ok::<_, std::io::Error>(stdin)
+    });
+    let mut answers = Vec::new();
+    while answers.len() < 3 {
+        match lines.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => answers.push(
+                serde_json::from_str::<serde_json::Value>(&line)
+                    .unwrap_or_else(|e| panic!("not JSON ({e}): {line}")),
+            ),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("no answer within 60s ({e}); so far: {answers:?}");
+            }
+        }
+    }
+    drop(writer.join().expect("writer"));
+    let _ = child.wait();
+    let error = &answers[1];
+    assert_eq!(error["id"], 41, "{answers:?}");
+    assert_eq!(error["error"]["code"], -32600, "{answers:?}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("67108864 bytes")),
+        "{answers:?}"
+    );
+    // Serving goes on.
+    assert_eq!(answers[2]["id"], 42, "{answers:?}");
+    assert!(answers[2].get("result").is_some(), "{answers:?}");
+    assert!(!test.path("big.txt").exists());
+}
