@@ -67,6 +67,9 @@ pub struct Unsettled {
     pub server: ServerId,
     pub path: Option<PathBuf>,
     pub reason: String,
+    /// The server answered for `path`, in a message too large to read (`reason`
+    /// says why): not a wait that ran out, and no longer waited for.
+    pub unreadable: bool,
 }
 
 /// How a phase ended.
@@ -113,10 +116,12 @@ pub fn settle_prefetching(
         let signs: Vec<Fresh> = targets.iter().map(|t| freshness(pool, t, now)).collect();
         let fresh: Vec<bool> = signs.iter().map(|f| *f != Fresh::No).collect();
         observe_latency(pool, targets);
+        // A target whose answer was too large to read is answered, and unknown: no
+        // wait makes it known, so it is not waited for (`explain` says why).
         let all_fresh = targets
             .iter()
             .zip(&fresh)
-            .all(|(t, f)| *f || pool.server(t.server).is_dead());
+            .all(|(t, f)| *f || pool.server(t.server).is_dead() || unreadable(pool, t).is_some());
         // When the quiet period of the first busy server runs out: the loop looks
         // again then, not a tick later.
         let mut wake = now + TICK;
@@ -399,12 +404,14 @@ fn explain(
                 server: i,
                 path: None,
                 reason: format!("server {reason}"),
+                unreadable: false,
             });
         } else if !s.initialized() {
             out.push(Unsettled {
                 server: i,
                 path: None,
                 reason: "never finished initialize".into(),
+                unreadable: false,
             });
         } else if !s.settled(now) {
             let reason = if let Some(p) = s.progress().next() {
@@ -431,6 +438,7 @@ fn explain(
                 server: i,
                 path: None,
                 reason,
+                unreadable: false,
             });
         } else {
             // Quiet by its own measure, not by its first analysis's.
@@ -438,19 +446,30 @@ fn explain(
                 server: i,
                 path: None,
                 reason: "no sign yet that its analysis of the workspace ran".into(),
+                unreadable: false,
             });
         }
     }
     for (t, f) in targets.iter().zip(fresh) {
         if !*f && !pool.server(t.server).is_dead() {
+            let why = unreadable(pool, t);
             out.push(Unsettled {
                 server: t.server,
                 path: Some(t.path.clone()),
-                reason: "no diagnostics for the new text".into(),
+                reason: why.map_or_else(|| "no diagnostics for the new text".into(), str::to_owned),
+                unreadable: why.is_some(),
             });
         }
     }
     out
+}
+
+/// Why the server's answer for `t` since its trigger could not be read, if it could
+/// not: a publish over the transport's caps, skipped.
+fn unreadable<'p>(pool: &'p Pool, t: &Target) -> Option<&'p str> {
+    pool.server(t.server)
+        .diagnostics()
+        .unreadable_since(&t.path, t.trigger)
 }
 
 #[cfg(test)]

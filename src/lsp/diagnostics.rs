@@ -114,6 +114,10 @@ pub struct Store {
     /// not settled, however quiet: pyright says nothing for 300 ms or more after a
     /// change (its scheduling), and nothing while one file's check runs for seconds.
     owed: HashMap<PathBuf, u64>,
+    /// Files whose last publish was too large to read and was skipped: the pool clock
+    /// it came at, and why. It answers a change (pays what is owed) but says nothing
+    /// of the file, whose diagnostics are unknown until a publish that can be read.
+    unreadable: HashMap<PathBuf, (u64, String)>,
 }
 
 impl Store {
@@ -226,7 +230,26 @@ impl Store {
         {
             self.owed.remove(&path);
         }
+        self.unreadable.remove(&path);
         self.files.entry(path).or_default().pushed = Some(published);
+    }
+
+    /// A push for `path` at pool clock `seq` too large to read (`why`): the server
+    /// answered, and what it said is unknown.
+    pub(super) fn skipped(&mut self, path: PathBuf, seq: u64, why: String) {
+        if self.owed.get(&path).is_some_and(|&since| since < seq) {
+            self.owed.remove(&path);
+        }
+        self.unreadable.insert(path, (seq, why));
+    }
+
+    /// Why the last publish for `path` could not be read, when it came after pool
+    /// clock `since` and no readable one came after it.
+    pub fn unreadable_since(&self, path: &Path, since: u64) -> Option<&str> {
+        self.unreadable
+            .get(path)
+            .filter(|(seq, _)| *seq > since)
+            .map(|(_, why)| why.as_str())
     }
 
     /// A pull answer for `path`; the answer it replaces is kept if its view is known.
@@ -250,6 +273,7 @@ impl Store {
 
     pub(super) fn remove(&mut self, path: &Path) {
         self.files.remove(path);
+        self.unreadable.remove(path);
     }
 
     /// A dead server owes nothing: nothing more will come.
@@ -260,6 +284,7 @@ impl Store {
     pub(super) fn clear(&mut self) {
         self.files.clear();
         self.owed.clear();
+        self.unreadable.clear();
     }
 
     pub(super) fn retain(&mut self, mut keep: impl FnMut(&Path, &FileDiagnostics) -> bool) {

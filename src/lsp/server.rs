@@ -491,6 +491,15 @@ impl Server {
                 self.die(reason.to_string());
             }
             Incoming::Garbage(text) => self.log(1, format!("lspgate: {text}")),
+            Incoming::SkippedPublish { uri, why } => {
+                self.log(1, format!("lspgate: {why}: the diagnostics of {uri}"));
+                if let Some(path) = lsp_types::Url::parse(&uri)
+                    .ok()
+                    .and_then(|u| uri::to_path(&u))
+                {
+                    self.diagnostics.skipped(path, clock, why);
+                }
+            }
             Incoming::Message(Message::Request(req)) => incoming::request(self, req, clock),
             Incoming::Message(Message::Response(resp)) => incoming::response(self, resp),
             Incoming::Message(Message::Notification(n)) => incoming::notification(self, n, clock),

@@ -36,6 +36,13 @@ pub enum Incoming {
     Message(Message),
     /// A frame or line that is not a valid LSP message; the stream goes on.
     Garbage(String),
+    /// A `textDocument/publishDiagnostics` for `uri` too large to read (over
+    /// [`MAX_FRAME`] or [`MAX_PARSED`]), skipped: `why`. The file's diagnostics are
+    /// unknown from then on, until a publish that can be read.
+    SkippedPublish {
+        uri: String,
+        why: String,
+    },
     /// The server's stdout closed (it exited or crashed).
     Closed,
 }
@@ -113,6 +120,12 @@ impl Transport {
                         }
                         Ok(Some(Frame::Garbage(g))) => {
                             if events.send((index, Incoming::Garbage(g))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(Some(Frame::SkippedPublish { uri, why })) => {
+                            let skipped = Incoming::SkippedPublish { uri, why };
+                            if events.send((index, skipped)).is_err() {
                                 return;
                             }
                         }
@@ -251,6 +264,7 @@ fn write_loop(mut stdin: ChildStdin, outbox: Receiver<Message>) {
 enum Frame {
     Message(Message),
     Garbage(String),
+    SkippedPublish { uri: String, why: String },
 }
 
 /// Read every frame of `input` the way a server's reader thread does, until the
@@ -264,7 +278,7 @@ pub fn fuzz_frames(input: &[u8]) -> (usize, usize) {
     while let Ok(Some(frame)) = read_frame(&mut reader) {
         match frame {
             Frame::Message(_) => messages += 1,
-            Frame::Garbage(_) => garbage += 1,
+            Frame::Garbage(_) | Frame::SkippedPublish { .. } => garbage += 1,
         }
     }
     (messages, garbage)
@@ -321,20 +335,29 @@ fn read_frame(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
 
 fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
     if len > MAX_FRAME {
-        io::copy(&mut r.take(len as u64), &mut io::sink())?;
-        return Ok(Frame::Garbage(format!(
-            "skipped a {len}-byte message (over the {MAX_FRAME}-byte cap)"
-        )));
+        // Its start is kept, to tell what it was: a publish names its file first.
+        let mut head = Vec::new();
+        r.by_ref()
+            .take(HEAD.min(len) as u64)
+            .read_to_end(&mut head)?;
+        io::copy(&mut r.take((len - head.len()) as u64), &mut io::sink())?;
+        return Ok(skipped(
+            &head,
+            format!("skipped a {len}-byte message (over the {MAX_FRAME}-byte cap)"),
+        ));
     }
     let mut body = vec![0; len];
     r.read_exact(&mut body)?;
     let cost = parsed_cost(&body);
     if cost > MAX_PARSED {
-        return Ok(Frame::Garbage(format!(
-            "skipped a {len}-byte message (about {} MiB once parsed, over the {} MiB cap)",
-            cost / (1024 * 1024),
-            MAX_PARSED / (1024 * 1024)
-        )));
+        return Ok(skipped(
+            &body,
+            format!(
+                "skipped a {len}-byte message (about {} MiB once parsed, over the {} MiB cap)",
+                cost / (1024 * 1024),
+                MAX_PARSED / (1024 * 1024)
+            ),
+        ));
     }
     match serde_json::from_slice::<Message>(&body) {
         Ok(m) => Ok(Frame::Message(m)),
@@ -349,6 +372,84 @@ fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
         }
         Err(e) => Ok(garbage(&body, &e)),
     }
+}
+
+/// How much of a message over [`MAX_FRAME`] is kept to tell what it was.
+const HEAD: usize = 64 * 1024;
+
+/// A message too large to read, `why`: a publish for a file when its start says so
+/// (the wait must learn that the file's diagnostics came and cannot be known), else
+/// garbage to log.
+fn skipped(head: &[u8], why: String) -> Frame {
+    match probe(head) {
+        (Some(method), Some(uri)) if method == "textDocument/publishDiagnostics" => {
+            Frame::SkippedPublish { uri, why }
+        }
+        _ => Frame::Garbage(why),
+    }
+}
+
+/// The `method` and `params.uri` of a message, read from its start (`head`) without
+/// parsing it: strings and nesting are followed, nothing is built. `None` for what
+/// `head` does not hold.
+fn probe(head: &[u8]) -> (Option<String>, Option<String>) {
+    let (mut method, mut uri) = (None, None);
+    // The current key of each open object, from the top ("" in an array or before
+    // the first key).
+    let mut keys: Vec<&[u8]> = Vec::new();
+    let decode = |token: &[u8]| serde_json::from_slice::<String>(token).ok();
+    let mut i = 0;
+    while i < head.len() && (method.is_none() || uri.is_none()) {
+        match head[i] {
+            b'"' => {
+                let Some(end) = string_end(head, i) else {
+                    break;
+                };
+                let token = &head[i..=end];
+                let next = end
+                    + 1
+                    + head[end + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                if head.get(next) == Some(&b':') {
+                    if let Some(key) = keys.last_mut() {
+                        *key = token;
+                    }
+                    i = next + 1;
+                    continue;
+                }
+                match keys.as_slice() {
+                    [b"\"method\""] => method = decode(token),
+                    [b"\"params\"", b"\"uri\""] => uri = decode(token),
+                    _ => {}
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => keys.push(b""),
+            b'}' | b']' => {
+                keys.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (method, uri)
+}
+
+/// The index of the quote that closes the string opening at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate().skip(start + 1) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Cut `text` to at most `max` bytes, at a character boundary. `String::truncate`
@@ -443,6 +544,7 @@ mod tests {
                 Frame::Message(Message::Notification(n)) => format!("note {}", n.method),
                 Frame::Message(m) => format!("msg {m:?}"),
                 Frame::Garbage(g) => format!("garbage {g}"),
+                Frame::SkippedPublish { uri, why } => format!("skipped publish {uri}: {why}"),
             });
         }
         out
@@ -516,6 +618,54 @@ mod tests {
         let quoted = format!(r#""{}""#, "{".repeat(1000));
         assert_eq!(parsed_cost(quoted.as_bytes()), quoted.len());
         assert_eq!(parsed_cost(br#""\"{""#), 5);
+    }
+
+    #[test]
+    fn a_publish_too_large_to_read_is_told_by_its_file() {
+        let uri = "file:///w/a%20b.py";
+        let items = MAX_PARSED / 640 + 1;
+        let many = format!("[{}{{}}]", "{},".repeat(items));
+        let publish = |params: String| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{params}}}"#
+            )
+        };
+        // Over the parsed cap, the file named before or after the list.
+        for params in [
+            format!(r#"{{"uri":"{uri}","version":3,"diagnostics":{many}}}"#),
+            format!(r#"{{"diagnostics":{many},"uri":"{uri}"}}"#),
+        ] {
+            let got = frames(&frame(&publish(params)));
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert!(
+                got[0].starts_with(&format!("skipped publish {uri}: skipped a")),
+                "{got:?}"
+            );
+            assert!(got[0].contains("once parsed"), "{got:?}");
+        }
+        // Over the frame cap: its start names the file.
+        let head = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{{"uri":"{uri}","diagnostics":[{{"message":""#
+        );
+        let mut input = format!("Content-Length: {}\r\n\r\n{head}", MAX_FRAME + 1).into_bytes();
+        input.extend(std::iter::repeat_n(b'x', MAX_FRAME + 1 - head.len()));
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
+        let got = frames(&input);
+        assert!(
+            got[0].starts_with(&format!("skipped publish {uri}: ")),
+            "{got:?}"
+        );
+        assert!(got[0].contains("cap"), "{got:?}");
+        assert_eq!(got[1], "note after");
+        // Another method, or a uri that is not params.uri, is not a publish's.
+        assert_eq!(
+            probe(br#"{"method":"x","params":{"d":{"uri":"file:///n"},"uri":"file:///y"}}"#),
+            (Some("x".into()), Some("file:///y".into()))
+        );
+        assert_eq!(
+            probe(br#"{"params":{"uri":"file:///a\"b"},"id":1,"result":{"method":"m"}}"#),
+            (None, Some("file:///a\"b".into()))
+        );
     }
 
     #[test]

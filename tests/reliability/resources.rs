@@ -144,3 +144,44 @@ fn an_mcp_request_over_the_line_limit_is_answered_by_its_id() {
     assert!(answers[2].get("result").is_some(), "{answers:?}");
     assert!(!test.path("big.txt").exists());
 }
+
+/// A publish too large to read (40,000 diagnostics, well over the size lspgate
+/// parses: as a file with 25,000 pyright errors) is skipped, and the run says so
+/// at once, naming the file: exit 3, not a wait to the end of `--timeout` that ends in
+/// "still analysing".
+#[test]
+fn a_publish_too_large_to_read_is_said_and_ends_the_wait() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--mode", "many-diagnostics=40000"])
+        .args([
+            "write",
+            "a.fake",
+            "--content",
+            "ERROR MANY\n",
+            "--timeout",
+            "30s",
+        ]);
+    let run = measured(&test, b"");
+    figure(&format!(
+        "publish of 40,000 diagnostics: exit {:?} in {} ms (timeout 30 s), peak RSS {} KiB",
+        run.code,
+        run.elapsed.as_millis(),
+        run.peak_kib
+    ));
+    run.assert_code(3);
+    assert!(
+        run.notes()
+            .iter()
+            .any(|n| n.contains("a.fake") && n.contains("too large to read")),
+        "no note that a.fake's diagnostics were skipped\n{run}"
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(15),
+        "the run waited for a publish that had come\n{run}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(test.path("a.fake")).ok().as_deref(),
+        Some("ERROR MANY\n")
+    );
+}
