@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use super::{figure, measured, vm_hwm_kib};
-use crate::support::Test;
 use crate::support::process::{DaemonGuard, daemon_pids, eventually};
+use crate::support::{Test, require_server};
 
 /// 50 MB of text, over the size lspgate shows servers (so the check part is cheap).
 fn fifty_megabytes() -> String {
@@ -183,5 +183,52 @@ fn a_publish_too_large_to_read_is_said_and_ends_the_wait() {
     assert_eq!(
         std::fs::read_to_string(test.path("a.fake")).ok().as_deref(),
         Some("ERROR MANY\n")
+    );
+}
+
+/// The same with pyright: 25,000 type errors in one file are a publish of about
+/// 10 MB, about 100 MiB once parsed. The run says so and ends, rather than waiting out
+/// both timeouts with "still analysing" (93 s with the default ones).
+#[test]
+fn a_pyright_publish_too_large_to_read_is_said_and_ends_the_wait() {
+    if !require_server("pyright-langserver") {
+        return;
+    }
+    // Fifty to a line: a diff of 25,000 lines would cost a debug build seconds.
+    let content: String = (0..500)
+        .map(|line| {
+            let names: Vec<String> = (0..50)
+                .map(|i| format!("v{}: int = \"s\"", line * 50 + i))
+                .collect();
+            names.join("; ") + "\n"
+        })
+        .collect();
+    let test = Test::new().file("m.py", "x = 1\n").args([
+        "write",
+        "m.py",
+        "--startup-timeout",
+        "60s",
+        "--timeout",
+        "30s",
+        "--cross-file-timeout",
+        "5s",
+    ]);
+    let run = measured(&test, content.as_bytes());
+    figure(&format!(
+        "pyright, 25,000 errors in one file: exit {:?} in {} ms (timeout 30 s), peak RSS {} KiB",
+        run.code,
+        run.elapsed.as_millis(),
+        run.peak_kib
+    ));
+    run.assert_code(3);
+    assert!(
+        run.notes()
+            .iter()
+            .any(|n| n.contains("m.py") && n.contains("too large to read")),
+        "no note that m.py's diagnostics were skipped\n{run}"
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(25),
+        "the run waited for a publish that had come\n{run}"
     );
 }
