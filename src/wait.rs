@@ -117,11 +117,16 @@ pub fn settle_prefetching(
         let fresh: Vec<bool> = signs.iter().map(|f| *f != Fresh::No).collect();
         observe_latency(pool, targets);
         // A target whose answer was too large to read is answered, and unknown: no
-        // wait makes it known, so it is not waited for (`explain` says why).
+        // wait makes it known, so it is not waited for (`explain` says why), and its
+        // answer is as positive a sign as one that could be read.
+        let skipped: Vec<bool> = targets
+            .iter()
+            .map(|t| unreadable(pool, t).is_some())
+            .collect();
         let all_fresh = targets
             .iter()
-            .zip(&fresh)
-            .all(|(t, f)| *f || pool.server(t.server).is_dead() || unreadable(pool, t).is_some());
+            .zip(fresh.iter().zip(&skipped))
+            .all(|(t, (f, u))| *f || *u || pool.server(t.server).is_dead());
         // When the quiet period of the first busy server runs out: the loop looks
         // again then, not a tick later.
         let mut wake = now + TICK;
@@ -149,9 +154,9 @@ pub fn settle_prefetching(
                 // the burst its last answer came in is left to wait for.
                 let confirmed = targets
                     .iter()
-                    .zip(&signs)
+                    .zip(signs.iter().zip(&skipped))
                     .filter(|(t, _)| t.server == i)
-                    .all(|(_, f)| *f == Fresh::Confirmed);
+                    .all(|(_, (f, u))| *f == Fresh::Confirmed || *u);
                 let quiet = if confirmed && s.check_proven_in() {
                     Duration::ZERO
                 } else if confirmed {
@@ -464,12 +469,18 @@ fn explain(
     out
 }
 
-/// Why the server's answer for `t` since its trigger could not be read, if it could
-/// not: a publish over the transport's caps, skipped.
+/// Why the server's answer for `t` could not be read, if it could not: a publish
+/// over the transport's caps, skipped, after the trigger and (where both are known,
+/// from a server whose versions are trusted) for the version sent. A skipped publish
+/// of an earlier version is not the answer: the wait goes on.
 fn unreadable<'p>(pool: &'p Pool, t: &Target) -> Option<&'p str> {
-    pool.server(t.server)
-        .diagnostics()
-        .unreadable_since(&t.path, t.trigger)
+    let server = pool.server(t.server);
+    let skipped = server.diagnostics().unreadable(&t.path)?;
+    let other_version = match (skipped.version, t.version) {
+        (Some(got), Some(want)) => server.spec().wait.versioned_publish && got != want,
+        _ => false,
+    };
+    (skipped.seq > t.trigger && !other_version).then_some(skipped.why.as_str())
 }
 
 #[cfg(test)]

@@ -24,6 +24,17 @@ pub struct Published {
     pub at: Instant,
 }
 
+/// A publish for a file that was too large to read, skipped.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    /// The pool clock when it arrived.
+    pub seq: u64,
+    /// Its version, where its text told it.
+    pub version: Option<i32>,
+    /// Why it was skipped.
+    pub why: String,
+}
+
 /// The last answer to a `textDocument/diagnostic` pull for a file.
 #[derive(Debug, Clone)]
 pub struct Pulled {
@@ -115,9 +126,10 @@ pub struct Store {
     /// change (its scheduling), and nothing while one file's check runs for seconds.
     owed: HashMap<PathBuf, u64>,
     /// Files whose last publish was too large to read and was skipped: the pool clock
-    /// it came at, and why. It answers a change (pays what is owed) but says nothing
-    /// of the file, whose diagnostics are unknown until a publish that can be read.
-    unreadable: HashMap<PathBuf, (u64, String)>,
+    /// it came at, its version where known, and why. It answers a change (pays what
+    /// is owed) but says nothing of the file, whose diagnostics are unknown until a
+    /// publish that can be read.
+    unreadable: HashMap<PathBuf, Unreadable>,
 }
 
 impl Store {
@@ -236,20 +248,18 @@ impl Store {
 
     /// A push for `path` at pool clock `seq` too large to read (`why`): the server
     /// answered, and what it said is unknown.
-    pub(super) fn skipped(&mut self, path: PathBuf, seq: u64, why: String) {
+    pub(super) fn skipped(&mut self, path: PathBuf, seq: u64, version: Option<i32>, why: String) {
         if self.owed.get(&path).is_some_and(|&since| since < seq) {
             self.owed.remove(&path);
         }
-        self.unreadable.insert(path, (seq, why));
+        self.unreadable
+            .insert(path, Unreadable { seq, version, why });
     }
 
-    /// Why the last publish for `path` could not be read, when it came after pool
-    /// clock `since` and no readable one came after it.
-    pub fn unreadable_since(&self, path: &Path, since: u64) -> Option<&str> {
-        self.unreadable
-            .get(path)
-            .filter(|(seq, _)| *seq > since)
-            .map(|(_, why)| why.as_str())
+    /// The last publish for `path`, when it could not be read and no readable one
+    /// came after it.
+    pub fn unreadable(&self, path: &Path) -> Option<&Unreadable> {
+        self.unreadable.get(path)
     }
 
     /// A pull answer for `path`; the answer it replaces is kept if its view is known.

@@ -36,15 +36,21 @@ pub enum Incoming {
     Message(Message),
     /// A frame or line that is not a valid LSP message; the stream goes on.
     Garbage(String),
-    /// A `textDocument/publishDiagnostics` for `uri` too large to read (over
-    /// [`MAX_FRAME`] or [`MAX_PARSED`]), skipped: `why`. The file's diagnostics are
-    /// unknown from then on, until a publish that can be read.
-    SkippedPublish {
-        uri: String,
-        why: String,
-    },
+    /// A `textDocument/publishDiagnostics` too large to read (over [`MAX_FRAME`] or
+    /// [`MAX_PARSED`]), skipped. The file's diagnostics are unknown from then on,
+    /// until a publish that can be read.
+    SkippedPublish(Skipped),
     /// The server's stdout closed (it exited or crashed).
     Closed,
+}
+
+/// A publish skipped unread, as far as its text tells without parsing it.
+#[derive(Debug)]
+pub struct Skipped {
+    pub uri: String,
+    /// `params.version`, when the text holds it where it was looked for.
+    pub version: Option<i64>,
+    pub why: String,
 }
 
 /// A running server process and its I/O threads, or an in-memory peer for tests.
@@ -67,6 +73,15 @@ impl MemoryPeer {
     /// Send `msg` to the client as the server would.
     pub fn send(&self, msg: Message) {
         let _ = self.events.send((self.index, Incoming::Message(msg)));
+    }
+}
+
+impl MemoryPeer {
+    /// Tell the client what its reader would of a publish too large to read.
+    pub fn send_skipped(&self, skipped: Skipped) {
+        let _ = self
+            .events
+            .send((self.index, Incoming::SkippedPublish(skipped)));
     }
 }
 
@@ -123,8 +138,8 @@ impl Transport {
                                 return;
                             }
                         }
-                        Ok(Some(Frame::SkippedPublish { uri, why })) => {
-                            let skipped = Incoming::SkippedPublish { uri, why };
+                        Ok(Some(Frame::SkippedPublish(skipped))) => {
+                            let skipped = Incoming::SkippedPublish(skipped);
                             if events.send((index, skipped)).is_err() {
                                 return;
                             }
@@ -264,7 +279,7 @@ fn write_loop(mut stdin: ChildStdin, outbox: Receiver<Message>) {
 enum Frame {
     Message(Message),
     Garbage(String),
-    SkippedPublish { uri: String, why: String },
+    SkippedPublish(Skipped),
 }
 
 /// Read every frame of `input` the way a server's reader thread does, until the
@@ -278,7 +293,7 @@ pub fn fuzz_frames(input: &[u8]) -> (usize, usize) {
     while let Ok(Some(frame)) = read_frame(&mut reader) {
         match frame {
             Frame::Message(_) => messages += 1,
-            Frame::Garbage(_) | Frame::SkippedPublish { .. } => garbage += 1,
+            Frame::Garbage(_) | Frame::SkippedPublish(_) => garbage += 1,
         }
     }
     (messages, garbage)
@@ -382,24 +397,38 @@ const HEAD: usize = 64 * 1024;
 /// garbage to log.
 fn skipped(head: &[u8], why: String) -> Frame {
     match probe(head) {
-        (Some(method), Some(uri)) if method == "textDocument/publishDiagnostics" => {
-            Frame::SkippedPublish { uri, why }
+        Probe {
+            method: Some(method),
+            uri: Some(uri),
+            version,
+        } if method == "textDocument/publishDiagnostics" => {
+            Frame::SkippedPublish(Skipped { uri, version, why })
         }
         _ => Frame::Garbage(why),
     }
 }
 
-/// The `method` and `params.uri` of a message, read from its start (`head`) without
-/// parsing it: strings and nesting are followed, nothing is built. `None` for what
-/// `head` does not hold.
-fn probe(head: &[u8]) -> (Option<String>, Option<String>) {
-    let (mut method, mut uri) = (None, None);
+/// What [`probe`] found.
+#[derive(Debug, Default, PartialEq)]
+struct Probe {
+    method: Option<String>,
+    uri: Option<String>,
+    version: Option<i64>,
+}
+
+/// The `method`, `params.uri` and `params.version` of a message, read from its start
+/// (`head`) without parsing it: strings and nesting are followed, nothing is built.
+/// `None` for what `head` does not hold.
+fn probe(head: &[u8]) -> Probe {
+    let mut found = Probe::default();
     // The current key of each open object, from the top ("" in an array or before
     // the first key).
     let mut keys: Vec<&[u8]> = Vec::new();
     let decode = |token: &[u8]| serde_json::from_slice::<String>(token).ok();
     let mut i = 0;
-    while i < head.len() && (method.is_none() || uri.is_none()) {
+    while i < head.len()
+        && (found.method.is_none() || found.uri.is_none() || found.version.is_none())
+    {
         match head[i] {
             b'"' => {
                 let Some(end) = string_end(head, i) else {
@@ -420,11 +449,26 @@ fn probe(head: &[u8]) -> (Option<String>, Option<String>) {
                     continue;
                 }
                 match keys.as_slice() {
-                    [b"\"method\""] => method = decode(token),
-                    [b"\"params\"", b"\"uri\""] => uri = decode(token),
+                    [b"\"method\""] => found.method = decode(token),
+                    [b"\"params\"", b"\"uri\""] => found.uri = decode(token),
                     _ => {}
                 }
                 i = end + 1;
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let len = head[i..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit() || **b == b'-')
+                    .count();
+                // One cut by the end of `head` may go on.
+                let at_version = matches!(keys.as_slice(), [b"\"params\"", b"\"version\""]);
+                if at_version && i + len < head.len() {
+                    found.version = std::str::from_utf8(&head[i..i + len])
+                        .ok()
+                        .and_then(|n| n.parse().ok());
+                }
+                i += len;
                 continue;
             }
             b'{' | b'[' => keys.push(b""),
@@ -435,7 +479,7 @@ fn probe(head: &[u8]) -> (Option<String>, Option<String>) {
         }
         i += 1;
     }
-    (method, uri)
+    found
 }
 
 /// The index of the quote that closes the string opening at `start`.
@@ -544,7 +588,9 @@ mod tests {
                 Frame::Message(Message::Notification(n)) => format!("note {}", n.method),
                 Frame::Message(m) => format!("msg {m:?}"),
                 Frame::Garbage(g) => format!("garbage {g}"),
-                Frame::SkippedPublish { uri, why } => format!("skipped publish {uri}: {why}"),
+                Frame::SkippedPublish(Skipped { uri, version, why }) => {
+                    format!("skipped publish {uri} {version:?}: {why}")
+                }
             });
         }
         out
@@ -633,12 +679,12 @@ mod tests {
         // Over the parsed cap, the file named before or after the list.
         for params in [
             format!(r#"{{"uri":"{uri}","version":3,"diagnostics":{many}}}"#),
-            format!(r#"{{"diagnostics":{many},"uri":"{uri}"}}"#),
+            format!(r#"{{"diagnostics":{many},"uri":"{uri}","version":3}}"#),
         ] {
             let got = frames(&frame(&publish(params)));
             assert_eq!(got.len(), 1, "{got:?}");
             assert!(
-                got[0].starts_with(&format!("skipped publish {uri}: skipped a")),
+                got[0].starts_with(&format!("skipped publish {uri} Some(3): skipped a")),
                 "{got:?}"
             );
             assert!(got[0].contains("once parsed"), "{got:?}");
@@ -652,19 +698,29 @@ mod tests {
         input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
         let got = frames(&input);
         assert!(
-            got[0].starts_with(&format!("skipped publish {uri}: ")),
+            got[0].starts_with(&format!("skipped publish {uri} None: ")),
             "{got:?}"
         );
         assert!(got[0].contains("cap"), "{got:?}");
         assert_eq!(got[1], "note after");
         // Another method, or a uri that is not params.uri, is not a publish's.
+        let probed = |method: Option<&str>, uri: Option<&str>, version| Probe {
+            method: method.map(str::to_owned),
+            uri: uri.map(str::to_owned),
+            version,
+        };
         assert_eq!(
-            probe(br#"{"method":"x","params":{"d":{"uri":"file:///n"},"uri":"file:///y"}}"#),
-            (Some("x".into()), Some("file:///y".into()))
+            probe(br#"{"method":"x","params":{"d":{"uri":"file:///n","version":1},"uri":"file:///y","version":-2}}"#),
+            probed(Some("x"), Some("file:///y"), Some(-2))
         );
         assert_eq!(
             probe(br#"{"params":{"uri":"file:///a\"b"},"id":1,"result":{"method":"m"}}"#),
-            (None, Some("file:///a\"b".into()))
+            probed(None, Some("file:///a\"b"), None)
+        );
+        // A number cut by the end of the head is not taken.
+        assert_eq!(
+            probe(br#"{"params":{"version":12"#),
+            probed(None, None, None)
         );
     }
 
