@@ -67,6 +67,9 @@ pub struct Unsettled {
     pub server: ServerId,
     pub path: Option<PathBuf>,
     pub reason: String,
+    /// The server answered for `path`, in a message too large to read (`reason`
+    /// says why): not a wait that ran out, and no longer waited for.
+    pub unreadable: bool,
 }
 
 /// How a phase ended.
@@ -113,10 +116,17 @@ pub fn settle_prefetching(
         let signs: Vec<Fresh> = targets.iter().map(|t| freshness(pool, t, now)).collect();
         let fresh: Vec<bool> = signs.iter().map(|f| *f != Fresh::No).collect();
         observe_latency(pool, targets);
+        // A target whose answer was too large to read is answered, and unknown: no
+        // wait makes it known, so it is not waited for (`explain` says why), and its
+        // answer is as positive a sign as one that could be read.
+        let skipped: Vec<bool> = targets
+            .iter()
+            .map(|t| unreadable(pool, t).is_some())
+            .collect();
         let all_fresh = targets
             .iter()
-            .zip(&fresh)
-            .all(|(t, f)| *f || pool.server(t.server).is_dead());
+            .zip(fresh.iter().zip(&skipped))
+            .all(|(t, (f, u))| *f || *u || pool.server(t.server).is_dead());
         // When the quiet period of the first busy server runs out: the loop looks
         // again then, not a tick later.
         let mut wake = now + TICK;
@@ -144,9 +154,9 @@ pub fn settle_prefetching(
                 // the burst its last answer came in is left to wait for.
                 let confirmed = targets
                     .iter()
-                    .zip(&signs)
+                    .zip(signs.iter().zip(&skipped))
                     .filter(|(t, _)| t.server == i)
-                    .all(|(_, f)| *f == Fresh::Confirmed);
+                    .all(|(_, (f, u))| *f == Fresh::Confirmed || *u);
                 let quiet = if confirmed && s.check_proven_in() {
                     Duration::ZERO
                 } else if confirmed {
@@ -399,12 +409,14 @@ fn explain(
                 server: i,
                 path: None,
                 reason: format!("server {reason}"),
+                unreadable: false,
             });
         } else if !s.initialized() {
             out.push(Unsettled {
                 server: i,
                 path: None,
                 reason: "never finished initialize".into(),
+                unreadable: false,
             });
         } else if !s.settled(now) {
             let reason = if let Some(p) = s.progress().next() {
@@ -431,6 +443,7 @@ fn explain(
                 server: i,
                 path: None,
                 reason,
+                unreadable: false,
             });
         } else {
             // Quiet by its own measure, not by its first analysis's.
@@ -438,19 +451,36 @@ fn explain(
                 server: i,
                 path: None,
                 reason: "no sign yet that its analysis of the workspace ran".into(),
+                unreadable: false,
             });
         }
     }
     for (t, f) in targets.iter().zip(fresh) {
         if !*f && !pool.server(t.server).is_dead() {
+            let why = unreadable(pool, t);
             out.push(Unsettled {
                 server: t.server,
                 path: Some(t.path.clone()),
-                reason: "no diagnostics for the new text".into(),
+                reason: why.map_or_else(|| "no diagnostics for the new text".into(), str::to_owned),
+                unreadable: why.is_some(),
             });
         }
     }
     out
+}
+
+/// Why the server's answer for `t` could not be read, if it could not: a publish
+/// over the transport's caps, skipped, after the trigger and (where both are known,
+/// from a server whose versions are trusted) for the version sent. A skipped publish
+/// of an earlier version is not the answer: the wait goes on.
+fn unreadable<'p>(pool: &'p Pool, t: &Target) -> Option<&'p str> {
+    let server = pool.server(t.server);
+    let skipped = server.diagnostics().unreadable(&t.path)?;
+    let other_version = match (skipped.version, t.version) {
+        (Some(got), Some(want)) => server.spec().wait.versioned_publish && got != want,
+        _ => false,
+    };
+    (skipped.seq > t.trigger && !other_version).then_some(skipped.why.as_str())
 }
 
 #[cfg(test)]

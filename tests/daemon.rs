@@ -1427,9 +1427,10 @@ fn the_daemon_writes_files_with_the_clients_umask() {
     assert_eq!(daemon_pids(test.workspace()).len(), 1);
 }
 
-/// Sends one request body to the daemon at `socket` and returns its first answer's
-/// body, as another program of the same user could.
-fn ask(socket: &std::path::Path, body: Value) -> Value {
+/// Sends one request body, and the file contents that follow it, to the daemon at
+/// `socket` and returns its first answer's body, as another program of the same user
+/// could.
+fn ask(socket: &std::path::Path, body: Value, contents: &[u8]) -> Value {
     let stream = UnixStream::connect(socket).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -1444,6 +1445,7 @@ fn ask(socket: &std::path::Path, body: Value) -> Value {
     (&stream)
         .write_all(format!("Content-Length: {}\r\n\r\n{message}", message.len()).as_bytes())
         .expect("send");
+    (&stream).write_all(contents).expect("send the contents");
     let mut reader = BufReader::new(&stream);
     let mut length = None;
     loop {
@@ -1485,7 +1487,8 @@ fn the_daemon_checks_the_paths_and_commands_a_client_sends() {
             "workspace": ws, "run_dir": ws, "servers": servers, "options": options,
             "job": { "Edit": { "changes": [{
                 "path": path, "renamed_from": null, "before": null,
-                "after": b"x\n".to_vec(), "mode": null,
+                // Contents follow the frame: the frame gives their length.
+                "after": 2, "mode": null,
             }] } },
             "progress": false, "umask": 0o022, "trust_project": true,
         } })
@@ -1519,7 +1522,7 @@ fn the_daemon_checks_the_paths_and_commands_a_client_sends() {
             "server fake: `/bin/sh -c touch",
         ),
     ] {
-        let answer = ask(&socket, body);
+        let answer = ask(&socket, body, b"x\n");
         let message = answer["failed"]["message"].as_str().unwrap_or_default();
         assert!(
             message.starts_with("the daemon refused the run: ") && message.contains(expect),

@@ -13,7 +13,9 @@
 //! - `paths`: writes that would leave the workspace or enter `.git`, server commands
 //!   and untrusted configuration;
 //! - `crash`: lspgate killed at random moments while committing a multi-file patch;
-//! - `text`: non-UTF-8 and very large files, and columns on non-ASCII lines.
+//! - `text`: non-UTF-8 and very large files, and columns on non-ASCII lines;
+//! - `resources` (issue 29): a 50 MB write through the daemon, a publish too large to
+//!   read (fake server and pyright), an MCP line over its limit.
 //!
 //! Figures are printed on stderr as `figure: ...` lines (`cargo test -- --nocapture`
 //! shows them).
@@ -24,6 +26,7 @@ mod daemon;
 mod faults;
 mod input;
 mod paths;
+mod resources;
 mod text;
 mod trust;
 

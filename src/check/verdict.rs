@@ -115,10 +115,16 @@ fn judge_servers(
         .into_iter()
         .filter_map(|(outcome, label, limit)| unsettled_text(ctx, outcome, s, label, limit))
         .collect();
-        if !problems.is_empty() {
-            timed_out = true;
+        let unreadable: Vec<String> = [&waits.primary, &waits.cross]
+            .into_iter()
+            .flat_map(|outcome| unreadable_texts(ctx, outcome, s))
+            .collect();
+        if !problems.is_empty() || !unreadable.is_empty() {
+            // A file answered in a message too large to read is not checked: the
+            // status is not ok (exit 3), though no wait ran out.
+            timed_out |= !problems.is_empty();
             g.status = ServerStatus::Timeout;
-            g.detail = Some(problems.join("; "));
+            g.detail = Some([unreadable, problems].concat().join("; "));
         }
     }
     timed_out
@@ -132,7 +138,11 @@ fn unsettled_text(
     label: &str,
     limit: Duration,
 ) -> Option<String> {
-    let mine: Vec<&Unsettled> = outcome.unsettled.iter().filter(|u| u.server == s).collect();
+    let mine: Vec<&Unsettled> = outcome
+        .unsettled
+        .iter()
+        .filter(|u| u.server == s && !u.unreadable)
+        .collect();
     if mine.is_empty() {
         return None;
     }
@@ -153,6 +163,24 @@ fn unsettled_text(
         text.push_str(&format!("; not checked: {}", summarize(&paths)));
     }
     Some(text)
+}
+
+/// The files server `s` answered for in a wait with a message too large to read,
+/// one note each: the file, why, and that it was not checked.
+fn unreadable_texts(ctx: &Context, outcome: &Outcome, s: ServerId) -> Vec<String> {
+    outcome
+        .unsettled
+        .iter()
+        .filter(|u| u.server == s && u.unreadable)
+        .filter_map(|u| {
+            let path = paths::display(u.path.as_ref()?, &ctx.run_dir);
+            Some(format!(
+                "its diagnostics of {path} came in a message too large to read: {}; not \
+                 checked: {path}",
+                u.reason
+            ))
+        })
+        .collect()
 }
 
 /// A server analysing its whole workspace that had not finished before the edit

@@ -25,7 +25,7 @@ use super::SUBCOMMAND;
 use super::paths::{self, Paths};
 use super::protocol::{
     self, CacheQuery, CachedFile, Deadlined, Identity, MessageLine, RequestRef, Response, RunRef,
-    Status,
+    Status, WireJob,
 };
 
 /// How long a CLI tries to reach a daemon it has started before giving up on it.
@@ -89,6 +89,8 @@ pub fn run(
             spec
         })
         .collect();
+    // The file contents follow the frame raw, written from the plan itself.
+    let (job, contents) = WireJob::split(job);
     let request = RequestRef::Run(RunRef {
         workspace: &ctx.workspace,
         run_dir: &ctx.run_dir,
@@ -111,7 +113,14 @@ pub fn run(
             Ok(s) => s,
             Err(e) => return Served::Unreachable(e),
         };
-        match exchange_run(&stream, &frame, &me, &paths, budget, &mut watcher) {
+        match exchange_run(
+            &stream,
+            (&frame, &contents),
+            &me,
+            &paths,
+            budget,
+            &mut watcher,
+        ) {
             Step::Done(served) => return served,
             Step::Retry(reason) => why = reason,
         }
@@ -141,15 +150,18 @@ enum Step {
     Retry(String),
 }
 
+/// Offer the run (its frame, then its file contents) and follow it to its end.
 fn exchange_run(
     stream: &UnixStream,
-    frame: &[u8],
+    (frame, contents): (&[u8], &[&[u8]]),
     me: &Identity,
     paths: &Paths,
     budget: Duration,
     watcher: &mut Option<&mut Box<dyn Watcher>>,
 ) -> Step {
-    if let Err(e) = protocol::write_frame(stream, frame, Instant::now() + EXCHANGE_BOUND) {
+    let size: u64 = contents.iter().map(|c| c.len() as u64).sum();
+    let bound = EXCHANGE_BOUND + protocol::transfer_bound(size);
+    if let Err(e) = protocol::write_frame_with(stream, frame, contents, Instant::now() + bound) {
         return Step::Retry(format!("sending the run: {e}"));
     }
     let mut reader = Deadlined::reader(stream);

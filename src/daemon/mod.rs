@@ -347,6 +347,20 @@ impl Daemon {
             }
         };
         match request {
+            Request::Run(run) => {
+                // The file contents follow the frame.
+                let size = run.job.content_length();
+                let deadline = Instant::now() + REQUEST_READ + protocol::transfer_bound(size);
+                let mut run = *run;
+                let wire = std::mem::replace(&mut run.job, protocol::WireJob::Check(Vec::new()));
+                match wire.join(&mut reader, deadline) {
+                    Ok(job) => self.run(&stream, run, job),
+                    Err(e) => {
+                        log(&format!("reading a run's file contents: {e}"));
+                        Flow::Continue
+                    }
+                }
+            }
             Request::Status => {
                 let status = self.status();
                 self.reply(&stream, &Response::Status(Box::new(status)));
@@ -380,11 +394,11 @@ impl Daemon {
                 );
                 Flow::Exit("asked to stop".into())
             }
-            Request::Run(run) => self.run(&stream, *run),
         }
     }
 
-    fn run(&mut self, stream: &UnixStream, req: RunRequest) -> Flow {
+    /// Make the run `req` asks for; `job` is its job with the file contents read.
+    fn run(&mut self, stream: &UnixStream, req: RunRequest, job: check::Job) -> Flow {
         if req.workspace != self.workspace {
             self.reply(
                 stream,
@@ -402,7 +416,7 @@ impl Daemon {
         // A client is the same user, but need not be lspgate: what it asks the daemon
         // to write and to run is checked here as the CLI checks it. Refused before the
         // run starts, so the client may still make it itself, in-process.
-        if let Err(why) = check_request(&self.workspace, &req) {
+        if let Err(why) = check_request(&self.workspace, &req, &job) {
             log(&format!("refused a run: {why}"));
             self.reply(
                 stream,
@@ -433,7 +447,6 @@ impl Daemon {
             options: req.options,
             one_run: false,
         };
-        let job = req.job;
         let pool = &mut self.pool;
         // The files the run writes get the client's umask, not the one of whichever
         // shell started the daemon. Runs are served one at a time, and no other thread
@@ -1012,8 +1025,8 @@ impl Daemon {
 /// planner would not have named (outside the workspace, in `.git`, through a symlink
 /// out), a file to check outside the workspace, or a server command no configuration
 /// of the workspace names.
-fn check_request(workspace: &Path, req: &RunRequest) -> Result<(), String> {
-    match &req.job {
+fn check_request(workspace: &Path, req: &RunRequest, job: &check::Job) -> Result<(), String> {
+    match job {
         check::Job::Edit(plan) | check::Job::Review(plan) => {
             crate::edit::check_plan(workspace, plan).map_err(|e| e.summary())?;
         }

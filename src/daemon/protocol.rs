@@ -19,18 +19,23 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::Job;
+use crate::edit::{EditPlan, FileChange};
 use crate::model::Options;
 use crate::model::Report;
 use crate::servers::ServerSpec;
 
 /// Bumped whenever a message changes shape. 2: progress, the cache queries
 /// (diagnostics, logs, messages) and crash counts in the status. 3: the client's umask
-/// and trust in a run, the exit status in `Failed`.
-pub const PROTOCOL: u32 = 3;
+/// and trust in a run, the exit status in `Failed`. 4: a run's file contents follow
+/// its frame raw ([`WireJob`]).
+pub const PROTOCOL: u32 = 4;
 
-/// A request carries whole files (before and after) as JSON: generous, but bounded so
-/// that garbage on the socket cannot take the daemon's memory.
+/// Frames carry no file contents (those follow a run's frame raw): generous, but
+/// bounded so that garbage on the socket cannot take the daemon's memory.
 pub const MAX_FRAME: usize = 512 * 1024 * 1024;
+
+/// The file contents of one run, in all: bounded like a frame.
+pub const MAX_CONTENTS: u64 = 4 * 1024 * 1024 * 1024;
 
 /// Who is speaking: two sides whose identities differ do not talk further.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +91,8 @@ pub struct RunRef<'a> {
     pub run_dir: &'a Path,
     pub servers: &'a [ServerSpec],
     pub options: &'a Options,
-    pub job: &'a Job,
+    /// The job without its file contents, which follow the frame.
+    pub job: WireJob,
     /// Send [`Response::Progress`] while the run waits (the CLI draws a status line).
     pub progress: bool,
     /// The client's file creation mask: the files the daemon writes for the run get
@@ -104,10 +110,128 @@ pub struct RunRequest {
     pub run_dir: PathBuf,
     pub servers: Vec<ServerSpec>,
     pub options: Options,
-    pub job: Job,
+    pub job: WireJob,
     pub progress: bool,
     pub umask: u32,
     pub trust_project: bool,
+}
+
+/// A job as its frame carries it. Its file contents are not in the JSON: serde_json
+/// writes bytes as an array of numbers (four to five bytes of text a byte) and reads
+/// them through a `Value` a byte (32 bytes each), so a 50 MB write cost the daemon
+/// over 3 GB. They follow the frame, raw, in the order the changes list them (each
+/// change's before, then its after); the frame gives their lengths.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum WireJob {
+    Edit(WirePlan),
+    Check(Vec<PathBuf>),
+    Review(WirePlan),
+}
+
+/// An [`EditPlan`] without its contents.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WirePlan {
+    pub changes: Vec<WireChange>,
+}
+
+/// A [`FileChange`] whose contents are their lengths.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireChange {
+    pub path: PathBuf,
+    pub renamed_from: Option<PathBuf>,
+    pub before: Option<u64>,
+    pub after: Option<u64>,
+    pub mode: Option<u32>,
+}
+
+impl WireJob {
+    /// `job` for the frame, and the contents to send after it, in order.
+    pub fn split(job: &Job) -> (WireJob, Vec<&[u8]>) {
+        let mut contents = Vec::new();
+        let wire = |plan: &'_ EditPlan| WirePlan {
+            changes: plan
+                .changes
+                .iter()
+                .map(|c| WireChange {
+                    path: c.path.clone(),
+                    renamed_from: c.renamed_from.clone(),
+                    before: c.before.as_deref().map(|b| b.len() as u64),
+                    after: c.after.as_deref().map(|b| b.len() as u64),
+                    mode: c.mode,
+                })
+                .collect(),
+        };
+        let shape = match job {
+            Job::Edit(plan) => WireJob::Edit(wire(plan)),
+            Job::Review(plan) => WireJob::Review(wire(plan)),
+            Job::Check(paths) => WireJob::Check(paths.clone()),
+        };
+        if let Job::Edit(plan) | Job::Review(plan) = job {
+            for c in &plan.changes {
+                contents.extend(c.before.as_deref());
+                contents.extend(c.after.as_deref());
+            }
+        }
+        (shape, contents)
+    }
+
+    /// How many bytes of contents follow the frame.
+    pub fn content_length(&self) -> u64 {
+        match self {
+            WireJob::Edit(plan) | WireJob::Review(plan) => plan
+                .changes
+                .iter()
+                .flat_map(|c| [c.before, c.after])
+                .map(|n| n.unwrap_or(0))
+                .fold(0u64, u64::saturating_add),
+            WireJob::Check(_) => 0,
+        }
+    }
+
+    /// The whole job: its contents read from `reader`, where they follow the frame,
+    /// giving up at `deadline`. Each content is read into a buffer of its size, once.
+    pub fn join(self, reader: &mut BufReader<Deadlined<'_>>, deadline: Instant) -> io::Result<Job> {
+        let total = self.content_length();
+        if total > MAX_CONTENTS {
+            return Err(bad(&format!(
+                "{total} bytes of file contents, over the cap"
+            )));
+        }
+        reader.get_mut().deadline = deadline;
+        let mut read = |len: Option<u64>| -> io::Result<Option<Vec<u8>>> {
+            let Some(len) = len else { return Ok(None) };
+            let len = usize::try_from(len).map_err(|_| bad("a content too large"))?;
+            let mut bytes = vec![0; len];
+            reader.read_exact(&mut bytes)?;
+            Ok(Some(bytes))
+        };
+        let mut plan = |wire: WirePlan| -> io::Result<EditPlan> {
+            let mut plan = EditPlan::default();
+            for c in wire.changes {
+                let before = read(c.before)?;
+                let after = read(c.after)?;
+                plan.changes.push(FileChange {
+                    path: c.path,
+                    renamed_from: c.renamed_from,
+                    before,
+                    after,
+                    mode: c.mode,
+                });
+            }
+            Ok(plan)
+        };
+        Ok(match self {
+            WireJob::Edit(wire) => Job::Edit(plan(wire)?),
+            WireJob::Review(wire) => Job::Review(plan(wire)?),
+            WireJob::Check(paths) => Job::Check(paths),
+        })
+    }
+}
+
+/// How long sending or reading `bytes` of file contents may take, on top of the
+/// exchange's own bound: at least 16 MiB a second, which any local socket does.
+pub fn transfer_bound(bytes: u64) -> Duration {
+    Duration::from_secs(bytes / (16 * 1024 * 1024))
 }
 
 #[derive(Serialize)]
@@ -258,8 +382,22 @@ pub fn encode<B: Serialize>(identity: &Identity, body: &B) -> io::Result<Vec<u8>
 
 /// Write a whole frame, giving up at `deadline`.
 pub fn write_frame(stream: &UnixStream, frame: &[u8], deadline: Instant) -> io::Result<()> {
+    write_frame_with(stream, frame, &[], deadline)
+}
+
+/// Write a whole frame and the contents that follow it ([`WireJob`]), giving up at
+/// `deadline`.
+pub fn write_frame_with(
+    stream: &UnixStream,
+    frame: &[u8],
+    contents: &[&[u8]],
+    deadline: Instant,
+) -> io::Result<()> {
     let mut w = Deadlined { stream, deadline };
     w.write_all(frame)?;
+    for content in contents {
+        w.write_all(content)?;
+    }
     w.flush()
 }
 
@@ -315,10 +453,14 @@ pub fn read_frame(
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
     let value: Value = serde_json::from_slice(&body).map_err(|e| bad(&e.to_string()))?;
-    let identity = serde_json::from_value::<Identity>(value.clone()).ok();
-    let body = match value {
-        Value::Object(mut map) => map.remove("body").unwrap_or(Value::Null),
-        _ => Value::Null,
+    // The body is taken out before the identity is read: no copy of it is made.
+    let (identity, body) = match value {
+        Value::Object(mut map) => {
+            let body = map.remove("body").unwrap_or(Value::Null);
+            let identity = serde_json::from_value::<Identity>(Value::Object(map)).ok();
+            (identity, body)
+        }
+        _ => (None, Value::Null),
     };
     Ok(Some(Incoming { identity, body }))
 }
@@ -394,6 +536,44 @@ mod tests {
                 .expect("eof")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_jobs_contents_follow_its_frame_raw_and_come_back_whole() {
+        let change = |path: &str, before: Option<&[u8]>, after: Option<&[u8]>| FileChange {
+            path: PathBuf::from(path),
+            renamed_from: None,
+            before: before.map(<[u8]>::to_vec),
+            after: after.map(<[u8]>::to_vec),
+            mode: Some(0o644),
+        };
+        let plan = EditPlan {
+            changes: vec![
+                change("/w/new", None, Some(b"\xff\x00new")),
+                change("/w/gone", Some(b"old"), None),
+                change("/w/both", Some(b""), Some(b"after")),
+            ],
+        };
+        let job = Job::Edit(plan.clone());
+        let (wire, contents) = WireJob::split(&job);
+        assert_eq!(wire.content_length(), 5 + 3 + 5);
+        let frame = encode(&Identity::current(), &wire).expect("encode");
+        // The frame holds lengths, not bytes.
+        assert!(frame.len() < 400, "{}", String::from_utf8_lossy(&frame));
+        let (a, b) = UnixStream::pair().expect("pair");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        write_frame_with(&a, &frame, &contents, deadline).expect("write");
+        drop(a);
+        let mut reader = Deadlined::reader(&b);
+        let wire: WireJob = read_frame(&mut reader, deadline)
+            .expect("read")
+            .expect("a frame")
+            .parse()
+            .expect("parse");
+        match wire.join(&mut reader, deadline).expect("join") {
+            Job::Edit(got) => assert_eq!(got, plan),
+            _ => panic!("not an edit"),
+        }
     }
 
     #[test]

@@ -24,6 +24,17 @@ pub struct Published {
     pub at: Instant,
 }
 
+/// A publish for a file that was too large to read, skipped.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    /// The pool clock when it arrived.
+    pub seq: u64,
+    /// Its version, where its text told it.
+    pub version: Option<i32>,
+    /// Why it was skipped.
+    pub why: String,
+}
+
 /// The last answer to a `textDocument/diagnostic` pull for a file.
 #[derive(Debug, Clone)]
 pub struct Pulled {
@@ -114,6 +125,11 @@ pub struct Store {
     /// not settled, however quiet: pyright says nothing for 300 ms or more after a
     /// change (its scheduling), and nothing while one file's check runs for seconds.
     owed: HashMap<PathBuf, u64>,
+    /// Files whose last publish was too large to read and was skipped: the pool clock
+    /// it came at, its version where known, and why. It answers a change (pays what
+    /// is owed) but says nothing of the file, whose diagnostics are unknown until a
+    /// publish that can be read.
+    unreadable: HashMap<PathBuf, Unreadable>,
 }
 
 impl Store {
@@ -226,7 +242,24 @@ impl Store {
         {
             self.owed.remove(&path);
         }
+        self.unreadable.remove(&path);
         self.files.entry(path).or_default().pushed = Some(published);
+    }
+
+    /// A push for `path` at pool clock `seq` too large to read (`why`): the server
+    /// answered, and what it said is unknown.
+    pub(super) fn skipped(&mut self, path: PathBuf, seq: u64, version: Option<i32>, why: String) {
+        if self.owed.get(&path).is_some_and(|&since| since < seq) {
+            self.owed.remove(&path);
+        }
+        self.unreadable
+            .insert(path, Unreadable { seq, version, why });
+    }
+
+    /// The last publish for `path`, when it could not be read and no readable one
+    /// came after it.
+    pub fn unreadable(&self, path: &Path) -> Option<&Unreadable> {
+        self.unreadable.get(path)
     }
 
     /// A pull answer for `path`; the answer it replaces is kept if its view is known.
@@ -250,6 +283,7 @@ impl Store {
 
     pub(super) fn remove(&mut self, path: &Path) {
         self.files.remove(path);
+        self.unreadable.remove(path);
     }
 
     /// A dead server owes nothing: nothing more will come.
@@ -260,6 +294,7 @@ impl Store {
     pub(super) fn clear(&mut self) {
         self.files.clear();
         self.owed.clear();
+        self.unreadable.clear();
     }
 
     pub(super) fn retain(&mut self, mut keep: impl FnMut(&Path, &FileDiagnostics) -> bool) {

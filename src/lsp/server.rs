@@ -520,6 +520,22 @@ impl Server {
                 self.die(reason.to_string());
             }
             Incoming::Garbage(text) => self.log(1, format!("lspgate: {text}")),
+            Incoming::SkippedPublish(skipped) => {
+                self.log(
+                    1,
+                    format!(
+                        "lspgate: {}: the diagnostics of {}",
+                        skipped.why, skipped.uri
+                    ),
+                );
+                if let Some(path) = lsp_types::Url::parse(&skipped.uri)
+                    .ok()
+                    .and_then(|u| uri::to_path(&u))
+                {
+                    let version = skipped.version.and_then(|v| i32::try_from(v).ok());
+                    self.diagnostics.skipped(path, clock, version, skipped.why);
+                }
+            }
             Incoming::Message(Message::Request(req)) => incoming::request(self, req, clock),
             Incoming::Message(Message::Response(resp)) => incoming::response(self, resp),
             Incoming::Message(Message::Notification(n)) => incoming::notification(self, n, clock),

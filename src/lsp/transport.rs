@@ -36,8 +36,21 @@ pub enum Incoming {
     Message(Message),
     /// A frame or line that is not a valid LSP message; the stream goes on.
     Garbage(String),
+    /// A `textDocument/publishDiagnostics` too large to read (over [`MAX_FRAME`] or
+    /// [`MAX_PARSED`]), skipped. The file's diagnostics are unknown from then on,
+    /// until a publish that can be read.
+    SkippedPublish(Skipped),
     /// The server's stdout closed (it exited or crashed).
     Closed,
+}
+
+/// A publish skipped unread, as far as its text tells without parsing it.
+#[derive(Debug)]
+pub struct Skipped {
+    pub uri: String,
+    /// `params.version`, when the text holds it where it was looked for.
+    pub version: Option<i64>,
+    pub why: String,
 }
 
 /// A running server process and its I/O threads, or an in-memory peer for tests.
@@ -60,6 +73,15 @@ impl MemoryPeer {
     /// Send `msg` to the client as the server would.
     pub fn send(&self, msg: Message) {
         let _ = self.events.send((self.index, Incoming::Message(msg)));
+    }
+}
+
+impl MemoryPeer {
+    /// Tell the client what its reader would of a publish too large to read.
+    pub fn send_skipped(&self, skipped: Skipped) {
+        let _ = self
+            .events
+            .send((self.index, Incoming::SkippedPublish(skipped)));
     }
 }
 
@@ -115,6 +137,12 @@ impl Transport {
                         }
                         Ok(Some(Frame::Garbage(g))) => {
                             if events.send((index, Incoming::Garbage(g))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(Some(Frame::SkippedPublish(skipped))) => {
+                            let skipped = Incoming::SkippedPublish(skipped);
+                            if events.send((index, skipped)).is_err() {
                                 return;
                             }
                         }
@@ -253,6 +281,7 @@ fn write_loop(mut stdin: ChildStdin, outbox: Receiver<Message>) {
 enum Frame {
     Message(Message),
     Garbage(String),
+    SkippedPublish(Skipped),
 }
 
 /// Read every frame of `input` the way a server's reader thread does, until the
@@ -266,7 +295,7 @@ pub fn fuzz_frames(input: &[u8]) -> (usize, usize) {
     while let Ok(Some(frame)) = read_frame(&mut reader) {
         match frame {
             Frame::Message(_) => messages += 1,
-            Frame::Garbage(_) => garbage += 1,
+            Frame::Garbage(_) | Frame::SkippedPublish(_) => garbage += 1,
         }
     }
     (messages, garbage)
@@ -323,20 +352,29 @@ fn read_frame(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
 
 fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
     if len > MAX_FRAME {
-        io::copy(&mut r.take(len as u64), &mut io::sink())?;
-        return Ok(Frame::Garbage(format!(
-            "skipped a {len}-byte message (over the {MAX_FRAME}-byte cap)"
-        )));
+        // Its start is kept, to tell what it was: a publish names its file first.
+        let mut head = Vec::new();
+        r.by_ref()
+            .take(HEAD.min(len) as u64)
+            .read_to_end(&mut head)?;
+        io::copy(&mut r.take((len - head.len()) as u64), &mut io::sink())?;
+        return Ok(skipped(
+            &head,
+            format!("skipped a {len}-byte message (over the {MAX_FRAME}-byte cap)"),
+        ));
     }
     let mut body = vec![0; len];
     r.read_exact(&mut body)?;
     let cost = parsed_cost(&body);
     if cost > MAX_PARSED {
-        return Ok(Frame::Garbage(format!(
-            "skipped a {len}-byte message (about {} MiB once parsed, over the {} MiB cap)",
-            cost / (1024 * 1024),
-            MAX_PARSED / (1024 * 1024)
-        )));
+        return Ok(skipped(
+            &body,
+            format!(
+                "skipped a {len}-byte message (about {} MiB once parsed, over the {} MiB cap)",
+                cost / (1024 * 1024),
+                MAX_PARSED / (1024 * 1024)
+            ),
+        ));
     }
     match serde_json::from_slice::<Message>(&body) {
         Ok(m) => Ok(Frame::Message(m)),
@@ -351,6 +389,113 @@ fn read_body(r: &mut impl BufRead, len: usize) -> io::Result<Frame> {
         }
         Err(e) => Ok(garbage(&body, &e)),
     }
+}
+
+/// How much of a message over [`MAX_FRAME`] is kept to tell what it was.
+const HEAD: usize = 64 * 1024;
+
+/// A message too large to read, `why`: a publish for a file when its start says so
+/// (the wait must learn that the file's diagnostics came and cannot be known), else
+/// garbage to log.
+fn skipped(head: &[u8], why: String) -> Frame {
+    match probe(head) {
+        Probe {
+            method: Some(method),
+            uri: Some(uri),
+            version,
+        } if method == "textDocument/publishDiagnostics" => {
+            Frame::SkippedPublish(Skipped { uri, version, why })
+        }
+        _ => Frame::Garbage(why),
+    }
+}
+
+/// What [`probe`] found.
+#[derive(Debug, Default, PartialEq)]
+struct Probe {
+    method: Option<String>,
+    uri: Option<String>,
+    version: Option<i64>,
+}
+
+/// The `method`, `params.uri` and `params.version` of a message, read from its start
+/// (`head`) without parsing it: strings and nesting are followed, nothing is built.
+/// `None` for what `head` does not hold.
+fn probe(head: &[u8]) -> Probe {
+    let mut found = Probe::default();
+    // The current key of each open object, from the top ("" in an array or before
+    // the first key).
+    let mut keys: Vec<&[u8]> = Vec::new();
+    let decode = |token: &[u8]| serde_json::from_slice::<String>(token).ok();
+    let mut i = 0;
+    while i < head.len()
+        && (found.method.is_none() || found.uri.is_none() || found.version.is_none())
+    {
+        match head[i] {
+            b'"' => {
+                let Some(end) = string_end(head, i) else {
+                    break;
+                };
+                let token = &head[i..=end];
+                let next = end
+                    + 1
+                    + head[end + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                if head.get(next) == Some(&b':') {
+                    if let Some(key) = keys.last_mut() {
+                        *key = token;
+                    }
+                    i = next + 1;
+                    continue;
+                }
+                match keys.as_slice() {
+                    [b"\"method\""] => found.method = decode(token),
+                    [b"\"params\"", b"\"uri\""] => found.uri = decode(token),
+                    _ => {}
+                }
+                i = end + 1;
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let len = head[i..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit() || **b == b'-')
+                    .count();
+                // One cut by the end of `head` may go on.
+                let at_version = matches!(keys.as_slice(), [b"\"params\"", b"\"version\""]);
+                if at_version && i + len < head.len() {
+                    found.version = std::str::from_utf8(&head[i..i + len])
+                        .ok()
+                        .and_then(|n| n.parse().ok());
+                }
+                i += len;
+                continue;
+            }
+            b'{' | b'[' => keys.push(b""),
+            b'}' | b']' => {
+                keys.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The index of the quote that closes the string opening at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate().skip(start + 1) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Cut `text` to at most `max` bytes, at a character boundary. `String::truncate`
@@ -445,6 +590,9 @@ mod tests {
                 Frame::Message(Message::Notification(n)) => format!("note {}", n.method),
                 Frame::Message(m) => format!("msg {m:?}"),
                 Frame::Garbage(g) => format!("garbage {g}"),
+                Frame::SkippedPublish(Skipped { uri, version, why }) => {
+                    format!("skipped publish {uri} {version:?}: {why}")
+                }
             });
         }
         out
@@ -518,6 +666,64 @@ mod tests {
         let quoted = format!(r#""{}""#, "{".repeat(1000));
         assert_eq!(parsed_cost(quoted.as_bytes()), quoted.len());
         assert_eq!(parsed_cost(br#""\"{""#), 5);
+    }
+
+    #[test]
+    fn a_publish_too_large_to_read_is_told_by_its_file() {
+        let uri = "file:///w/a%20b.py";
+        let items = MAX_PARSED / 640 + 1;
+        let many = format!("[{}{{}}]", "{},".repeat(items));
+        let publish = |params: String| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{params}}}"#
+            )
+        };
+        // Over the parsed cap, the file named before or after the list.
+        for params in [
+            format!(r#"{{"uri":"{uri}","version":3,"diagnostics":{many}}}"#),
+            format!(r#"{{"diagnostics":{many},"uri":"{uri}","version":3}}"#),
+        ] {
+            let got = frames(&frame(&publish(params)));
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert!(
+                got[0].starts_with(&format!("skipped publish {uri} Some(3): skipped a")),
+                "{got:?}"
+            );
+            assert!(got[0].contains("once parsed"), "{got:?}");
+        }
+        // Over the frame cap: its start names the file.
+        let head = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{{"uri":"{uri}","diagnostics":[{{"message":""#
+        );
+        let mut input = format!("Content-Length: {}\r\n\r\n{head}", MAX_FRAME + 1).into_bytes();
+        input.extend(std::iter::repeat_n(b'x', MAX_FRAME + 1 - head.len()));
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"after","params":null}"#));
+        let got = frames(&input);
+        assert!(
+            got[0].starts_with(&format!("skipped publish {uri} None: ")),
+            "{got:?}"
+        );
+        assert!(got[0].contains("cap"), "{got:?}");
+        assert_eq!(got[1], "note after");
+        // Another method, or a uri that is not params.uri, is not a publish's.
+        let probed = |method: Option<&str>, uri: Option<&str>, version| Probe {
+            method: method.map(str::to_owned),
+            uri: uri.map(str::to_owned),
+            version,
+        };
+        assert_eq!(
+            probe(br#"{"method":"x","params":{"d":{"uri":"file:///n","version":1},"uri":"file:///y","version":-2}}"#),
+            probed(Some("x"), Some("file:///y"), Some(-2))
+        );
+        assert_eq!(
+            probe(br#"{"params":{"uri":"file:///a\"b"},"id":1,"result":{"method":"m"}}"#),
+            probed(None, Some("file:///a\"b"), None)
+        );
+        // A number cut by the end of the head is not taken.
+        assert_eq!(
+            probe(br#"{"params":{"version":12"#),
+            probed(None, None, None)
+        );
     }
 
     #[test]

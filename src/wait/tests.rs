@@ -217,6 +217,52 @@ fn a_publish_of_another_version_is_not_the_answer() {
     );
 }
 
+/// A server that answers the file's open with a publish too large to read, of
+/// version `version`.
+fn skips_the_open(version: i64) -> Script {
+    Box::new(move |msg, peer| {
+        if is(msg, "textDocument/didOpen") {
+            peer.send_skipped(crate::lsp::transport::Skipped {
+                uri: uri::from_path(&path()).to_string(),
+                version: Some(version),
+                why: "skipped a huge message".into(),
+            });
+        }
+        true
+    })
+}
+
+#[test]
+fn a_publish_too_large_to_read_ends_the_wait_unread_after_the_confirmed_quiet() {
+    let (mut pool, s) = pool_with(confirming(), json!({}), skips_the_open(1));
+    let target = open(&mut pool, s);
+    // The full quiet (5 s) would overrun this deadline.
+    let outcome = settle(&mut pool, &[target], within(3000));
+    assert_eq!(outcome.fresh, vec![false]);
+    assert_eq!(outcome.unsettled.len(), 1, "{:?}", outcome.unsettled);
+    let unsettled = &outcome.unsettled[0];
+    assert!(unsettled.unreadable, "{unsettled:?}");
+    assert_eq!(unsettled.path.as_deref(), Some(path().as_path()));
+    assert_eq!(unsettled.reason, "skipped a huge message");
+}
+
+#[test]
+fn a_publish_too_large_to_read_of_another_version_is_not_the_answer() {
+    let (mut pool, s) = pool_with(confirming(), json!({}), skips_the_open(7));
+    let target = open(&mut pool, s);
+    let outcome = settle(&mut pool, &[target], within(300));
+    assert_eq!(outcome.fresh, vec![false]);
+    assert!(
+        outcome
+            .unsettled
+            .iter()
+            .any(|u| u.path.as_deref() == Some(path().as_path()) && !u.unreadable),
+        "{:?}",
+        outcome.unsettled
+    );
+    assert!(outcome.unsettled.iter().all(|u| !u.unreadable));
+}
+
 #[test]
 fn a_pull_answer_sent_after_the_change_is_the_final_word() {
     let items = json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } }, "severity": 1, "message": "pulled" }]);

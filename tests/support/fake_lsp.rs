@@ -77,6 +77,11 @@ struct Modes {
     /// params are an array of tiny objects (`wide-message=BYTES`): small as text, many
     /// times larger once parsed into JSON values.
     wide_message: Option<usize>,
+    /// A publish whose diagnostics include one with the message `MANY` (a line
+    /// `ERROR MANY`) carries this many copies of its list's first diagnostic
+    /// (`many-diagnostics=N`), as a server reporting tens of thousands of errors in a
+    /// file does: over the size a client can read once parsed, it is skipped.
+    many_diagnostics: Option<usize>,
     /// After the `initialize` answer, twelve `window/logMessage`s of this many bytes
     /// each (`big-logs=BYTES`).
     big_logs: Option<usize>,
@@ -231,6 +236,7 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
                 "slow-publish" => modes.slow_publish = Some(Duration::from_millis(number)),
                 "huge-message" => modes.huge_message = Some(size),
                 "wide-message" => modes.wide_message = Some(size),
+                "many-diagnostics" => modes.many_diagnostics = Some(size),
                 "bad-headers" => modes.bad_headers = Some(size),
                 "big-logs" => modes.big_logs = Some(size),
                 "flood-publish" => modes.flood_publish = Some(number),
@@ -1060,6 +1066,12 @@ impl Server {
         if self.opts.pull || self.opts.modes.silent {
             return;
         }
+        let diagnostics = match self.opts.modes.many_diagnostics {
+            Some(n) if diagnostics.iter().any(|d| d["message"] == "MANY") => {
+                vec![diagnostics[0].clone(); n]
+            }
+            _ => diagnostics,
+        };
         let mut params = json!({"uri": uri, "diagnostics": diagnostics});
         if let Some(version) = version {
             params["version"] = json!(version);

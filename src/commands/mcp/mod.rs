@@ -163,7 +163,7 @@ impl Session {
     /// Handle one message; false when the client can no longer be written to.
     fn handle(&mut self, incoming: Incoming) -> bool {
         match incoming {
-            Incoming::Request { id, method, params } => self.request(&id, &method, &params),
+            Incoming::Request { id, method, params } => self.request(&id, &method, params),
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled" {
                     self.cancel(&params);
@@ -186,7 +186,7 @@ impl Session {
         self.send(protocol::error(id, code, message))
     }
 
-    fn request(&mut self, id: &Value, method: &str, params: &Value) -> bool {
+    fn request(&mut self, id: &Value, method: &str, params: Value) -> bool {
         match (method, self.version) {
             ("ping", _) => self.send(protocol::response(id, &json!({}))),
             ("initialize", None) => match params.get("protocolVersion").and_then(Value::as_str) {
@@ -211,11 +211,15 @@ impl Session {
         }
     }
 
-    fn call(&mut self, id: &Value, params: &Value, version: &'static str) -> bool {
+    fn call(&mut self, id: &Value, mut params: Value, version: &'static str) -> bool {
+        // Taken out, not copied: a `write`'s content may be tens of megabytes.
+        let arguments = params
+            .as_object_mut()
+            .and_then(|map| map.remove("arguments"))
+            .unwrap_or(Value::Null);
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return self.error(id, INVALID_PARAMS, "tools/call: missing name");
         };
-        let arguments = params.get("arguments").unwrap_or(&Value::Null);
         let call = match Call::parse(name, arguments) {
             Ok(call) => call,
             Err(message) => return self.error(id, INVALID_PARAMS, &message),

@@ -33,6 +33,9 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// than buffered: a `write` of a large file fits many times over.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
+/// The capacity of the line buffer kept between lines.
+const KEPT_LINE: usize = 1024 * 1024;
+
 /// What a line from the client holds.
 #[derive(Debug, PartialEq)]
 pub enum Incoming {
@@ -236,10 +239,16 @@ fn read_loop(mut input: impl BufRead, incoming: &Sender<Incoming>) {
     loop {
         let message = match read_line(&mut input, &mut line, MAX_LINE) {
             Ok(Line::Eof) | Err(_) => return,
-            Ok(Line::TooLong) => Incoming::Invalid {
-                id: Value::Null,
+            Ok(Line::TooLong { tail }) => Incoming::Invalid {
+                // Answered by its id when the line's ends tell it: a client waits on
+                // that id, and would wait for ever on an answer to `null`.
+                id: oversized_id(&line, &tail),
                 code: INVALID_REQUEST,
-                message: format!("message longer than {MAX_LINE} bytes, skipped"),
+                message: format!(
+                    "message longer than {MAX_LINE} bytes ({} MiB), skipped: write or patch a \
+                     file this large with the lspgate CLI",
+                    MAX_LINE / (1024 * 1024)
+                ),
             },
             Ok(Line::Text) => {
                 let text = line.strip_suffix(b"\r").unwrap_or(&line);
@@ -251,6 +260,10 @@ fn read_loop(mut input: impl BufRead, incoming: &Sender<Incoming>) {
         };
         if incoming.send(message).is_err() {
             return;
+        }
+        // A long line's buffer is not kept for the session's life.
+        if line.capacity() > KEPT_LINE {
+            line = Vec::new();
         }
     }
 }
@@ -275,16 +288,22 @@ fn write_loop(mut output: impl Write, outbox: &Receiver<String>) {
 enum Line {
     /// `buf` holds a line, without its newline.
     Text,
-    /// A line longer than the bound was read past and dropped.
-    TooLong,
+    /// A line longer than the bound was read past and dropped: `buf` holds its first
+    /// [`ENDS`] bytes, `tail` its last ones, where its id may be read.
+    TooLong {
+        tail: Vec<u8>,
+    },
     Eof,
 }
+
+/// How much of each end of a line too long to take is kept, to answer it by its id.
+const ENDS: usize = 64 * 1024;
 
 /// The next line into `buf` (its `\n` removed), never holding more than `max` bytes
 /// of it; a last line without a newline counts.
 fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
     buf.clear();
-    let mut too_long = false;
+    let mut tail: Option<Vec<u8>> = None;
     let mut any = false;
     loop {
         let available = match input.fill_buf() {
@@ -293,10 +312,10 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Res
             Err(e) => return Err(e),
         };
         if available.is_empty() {
-            return Ok(match (any, too_long) {
+            return Ok(match (any, tail) {
                 (false, _) => Line::Eof,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Text,
+                (true, Some(tail)) => Line::TooLong { tail },
+                (true, None) => Line::Text,
             });
         }
         any = true;
@@ -304,18 +323,154 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Res
             Some(at) => (&available[..at], Some(at)),
             None => (available, None),
         };
-        if buf.len() + chunk.len() > max {
-            too_long = true;
-            buf.clear();
-        } else if !too_long {
-            buf.extend_from_slice(chunk);
+        match &mut tail {
+            Some(tail) => {
+                tail.extend_from_slice(chunk);
+                if tail.len() > 2 * ENDS {
+                    tail.drain(..tail.len() - ENDS);
+                }
+            }
+            None if buf.len() + chunk.len() > max => {
+                // From here on, only the line's two ends are kept.
+                let mut end = buf[buf.len().saturating_sub(ENDS)..].to_vec();
+                end.extend_from_slice(chunk);
+                buf.truncate(ENDS);
+                buf.shrink_to_fit();
+                tail = Some(end);
+            }
+            None => buf.extend_from_slice(chunk),
         }
         let used = newline.map_or(available.len(), |at| at + 1);
         input.consume(used);
         if newline.is_some() {
-            return Ok(if too_long { Line::TooLong } else { Line::Text });
+            return Ok(match tail {
+                Some(tail) => Line::TooLong { tail },
+                None => Line::Text,
+            });
         }
     }
+}
+
+/// The id of a line too long to parse, read from its first bytes (`head`) or its last
+/// (`tail`) without parsing the rest: a string or number member `id` of the top-level
+/// object, found before the head ends, or the object's last member. `null` when
+/// neither holds one.
+fn oversized_id(head: &[u8], tail: &[u8]) -> Value {
+    id_in_head(head)
+        .or_else(|| id_at_end(tail))
+        .unwrap_or(Value::Null)
+}
+
+/// Scans `head` from the start of the line, tracking strings and nesting.
+fn id_in_head(head: &[u8]) -> Option<Value> {
+    let mut i = skip_ws(head, 0);
+    if head.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    while i < head.len() {
+        match head[i] {
+            b'"' => {
+                let end = string_end(head, i)?;
+                if depth == 1 && &head[i..=end] == b"\"id\"" {
+                    let colon = skip_ws(head, end + 1);
+                    if head.get(colon) == Some(&b':') {
+                        return value_at(head, skip_ws(head, colon + 1), false);
+                    }
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The id when it is the top-level object's last member: the line ends
+/// `, "id": VALUE }`.
+fn id_at_end(tail: &[u8]) -> Option<Value> {
+    let trimmed = tail.trim_ascii_end();
+    let body = trimmed.strip_suffix(b"}")?.trim_ascii_end();
+    let start = match body.last()? {
+        b'"' => {
+            // Back to the quote that opens the string: one not escaped.
+            let mut at = body.len() - 1;
+            loop {
+                at = body[..at].iter().rposition(|&b| b == b'"')?;
+                let slashes = body[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+                if slashes % 2 == 0 {
+                    break at;
+                }
+            }
+        }
+        _ => {
+            let digits = body
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+                .count();
+            body.len()
+                .checked_sub(digits)
+                .filter(|&at| at < body.len())?
+        }
+    };
+    let value = value_at(body, start, true)?;
+    let before = body[..start]
+        .trim_ascii_end()
+        .strip_suffix(b":")?
+        .trim_ascii_end();
+    let before = before.strip_suffix(b"\"id\"")?;
+    matches!(before.trim_ascii_end().last(), Some(b',' | b'{')).then_some(value)
+}
+
+/// A string or number that starts at `at`; `ends_here` when the end of `text` ends
+/// it too (else a number that runs to the end may go on).
+fn value_at(text: &[u8], at: usize, ends_here: bool) -> Option<Value> {
+    match *text.get(at)? {
+        b'"' => {
+            let end = string_end(text, at)?;
+            serde_json::from_slice::<String>(&text[at..=end])
+                .ok()
+                .map(Value::String)
+        }
+        b'-' | b'0'..=b'9' => {
+            let len = text[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+                .count();
+            if at + len >= text.len() && !ends_here {
+                return None;
+            }
+            serde_json::from_slice::<serde_json::Number>(&text[at..at + len])
+                .ok()
+                .map(Value::Number)
+        }
+        _ => None,
+    }
+}
+
+/// The index of the quote closing the string that opens at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate().skip(start + 1) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn skip_ws(text: &[u8], from: usize) -> usize {
+    from + text.get(from..).map_or(0, |rest| {
+        rest.iter().take_while(|b| b.is_ascii_whitespace()).count()
+    })
 }
 
 #[cfg(test)]
@@ -411,10 +566,43 @@ mod tests {
         loop {
             match read_line(&mut reader, &mut buf, max).expect("read from a slice") {
                 Line::Eof => return out,
-                Line::TooLong => out.push(Err("too long")),
+                Line::TooLong { .. } => out.push(Err("too long")),
                 Line::Text => out.push(Ok(String::from_utf8_lossy(&buf).into_owned())),
             }
         }
+    }
+
+    #[test]
+    fn a_line_too_long_is_answered_by_its_id_when_an_end_holds_it() {
+        let big = format!(r#""{}""#, "x\\\"id\\\": 9 ".repeat(1000));
+        let line = |text: String| {
+            let mut reader = io::BufReader::with_capacity(64, text.as_bytes());
+            let mut buf = Vec::new();
+            match read_line(&mut reader, &mut buf, 1000).expect("read") {
+                Line::TooLong { tail } => oversized_id(&buf, &tail),
+                _ => panic!("not too long: {text}"),
+            }
+        };
+        let call = |before: &str, after: &str| {
+            line(format!(
+                r#"{{{before}"method":"tools/call","params":{{"content":{big}}}{after}}}"#
+            ))
+        };
+        assert_eq!(call(r#""jsonrpc":"2.0","id":7,"#, ""), json!(7));
+        assert_eq!(call(r#" "id" : "a\"b", "#, ""), json!("a\"b"));
+        assert_eq!(call("", r#","id":-12 "#), json!(-12));
+        assert_eq!(call("", r#", "id": "last""#), json!("last"));
+        // Quoted inside the content, or nested, it is not the request's id.
+        assert_eq!(call(r#""x":{"id":3},"#, ""), Value::Null);
+        assert_eq!(call("", ""), Value::Null);
+        assert_eq!(call("", r#","id":{"a":1}"#), Value::Null);
+        // An id after the head and before the end cannot be read cheaply.
+        assert_eq!(
+            line(format!(r#"{{"params":{big},"id":5,"jsonrpc":"2.0"}}"#)),
+            Value::Null
+        );
+        // A number cut by the end of the head is not taken.
+        assert_eq!(id_in_head(br#"{"id":12"#), None);
     }
 
     #[test]

@@ -162,7 +162,7 @@ fn write_input() -> Value {
     object(
         with_edit_options(json!({
             "path": {"type": "string", "description": "The file to write, created if missing; relative to the server's directory, or absolute, inside the workspace."},
-            "content": {"type": "string", "description": "The file's whole new content."},
+            "content": {"type": "string", "description": "The file's whole new content. The request, as one JSON line, must stay under 64 MiB (the MCP line limit): write a larger file with the lspgate CLI."},
         })),
         &["path", "content"],
     )
@@ -183,7 +183,7 @@ fn edit_input() -> Value {
 fn patch_input() -> Value {
     object(
         with_edit_options(json!({
-            "patch": {"type": "string", "description": "A unified diff: git diff or diff -u output."},
+            "patch": {"type": "string", "description": "A unified diff: git diff or diff -u output. The request, as one JSON line, must stay under 64 MiB (the MCP line limit): apply a larger diff with the lspgate CLI."},
             "strip": {"type": "integer", "minimum": 0, "default": 1, "description": "Leading path components to strip from the diff's paths, as git apply -p."},
         })),
         &["patch"],
@@ -448,6 +448,25 @@ mod tests {
                     tool.name
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_line_limit_the_descriptions_state_is_the_readers() {
+        let limit = format!(
+            "under {} MiB",
+            super::super::protocol::MAX_LINE / (1024 * 1024)
+        );
+        for (tool, key) in [("write", "content"), ("patch", "patch")] {
+            let input = TOOLS
+                .iter()
+                .find(|t| t.name == tool)
+                .map(|t| (t.input)())
+                .unwrap_or_default();
+            let text = input["properties"][key]["description"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(text.contains(&limit), "{tool}.{key}: {text}");
         }
     }
 }

@@ -168,21 +168,52 @@ fn twenty() -> usize {
     20
 }
 
-fn arguments<T: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<T, String> {
+fn arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, String> {
     // Absent arguments are no arguments.
     let value = match arguments {
         Value::Null => Value::Object(serde_json::Map::new()),
-        other => other.clone(),
+        other => other,
     };
+    // Taken, not copied: a `write`'s content moves into the call as it is.
     serde_json::from_value(value).map_err(|e| format!("{tool}: invalid arguments: {e}"))
+}
+
+/// The history keeps the start of a call's arguments only (2,000 characters): only
+/// that much of them is written out, not a copy of a large file's content.
+const RECORDED: usize = 8 * 1024;
+
+/// The first [`RECORDED`] bytes of `args` as JSON (enough for the history's 2,000
+/// characters), made UTF-8 where the cut splits a character.
+fn recorded(args: &Value) -> String {
+    struct Capped(Vec<u8>);
+    impl io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let room = RECORDED - self.0.len();
+            if room == 0 {
+                // Ends the serialisation: the rest is not kept.
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            let n = buf.len().min(room);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Capped(Vec::new());
+    // An error here is the cap reached: what was written is what is kept.
+    let _ = serde_json::to_writer(&mut out, args);
+    String::from_utf8_lossy(&out.0).into_owned()
 }
 
 impl Call {
     /// The call of tool `name` with `args` (`tools/call`'s `arguments`); `Err` is the
     /// message of an invalid-params error: an unknown tool, a missing or unknown
     /// argument, one of the wrong type, or two that exclude each other.
-    pub fn parse(name: &str, args: &Value) -> Result<Call, String> {
-        let recorded = || args.to_string();
+    pub fn parse(name: &str, args: Value) -> Result<Call, String> {
+        let recorded = recorded(&args);
+        let recorded = || recorded.clone();
         Ok(match name {
             "write" => {
                 let a: WriteArgs = arguments(name, args)?;
@@ -568,7 +599,7 @@ mod tests {
     use super::*;
 
     fn parse_error(name: &str, args: Value) -> String {
-        match Call::parse(name, &args) {
+        match Call::parse(name, args.clone()) {
             Ok(_) => panic!("{name} {args} parsed"),
             Err(message) => message,
         }
@@ -605,14 +636,14 @@ mod tests {
             request: Reporting::Patch { strip, .. },
             options,
             ..
-        }) = Call::parse("patch", &json!({"patch": ""}))
+        }) = Call::parse("patch", json!({"patch": ""}))
         else {
             panic!("not a patch");
         };
         assert_eq!(strip, 1);
         assert!(!options.dry_run && !options.reject && !options.all);
         assert!(matches!(
-            Call::parse("history", &Value::Null),
+            Call::parse("history", Value::Null),
             Ok(Call::History {
                 run: None,
                 last: false,
@@ -620,7 +651,7 @@ mod tests {
             })
         ));
         assert!(matches!(
-            Call::parse("diagnostics", &json!({})),
+            Call::parse("diagnostics", json!({})),
             Ok(Call::Diagnostics {
                 uri: None,
                 path: None
