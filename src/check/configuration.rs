@@ -59,7 +59,21 @@ pub(super) fn add_groups(
         let mut governs_any = false;
         for spec in readers {
             let Some(dir) = t.path.parent() else { continue };
-            let (files, more) = dependents::files_under(dir, &spec.extensions, MAX_GOVERNED);
+            let (mut files, mut more) =
+                dependents::files_under(dir, &spec.extensions, MAX_GOVERNED);
+            // A package's manifest also governs how the other packages of the workspace
+            // resolve it by name (`exports`, `main`, `types`): the files naming it.
+            let named = package_names(t);
+            if !named.is_empty() {
+                let (importers, stopped) = dependents::files_naming(
+                    &ctx.workspace,
+                    &spec.extensions,
+                    &named,
+                    MAX_GOVERNED,
+                );
+                files.extend(importers.into_iter().filter(|f| !f.starts_with(dir)));
+                more |= stopped;
+            }
             let files: Vec<PathBuf> = files
                 .into_iter()
                 .filter(|f| !tracked.iter().any(|t| &t.path == f))
@@ -90,6 +104,34 @@ pub(super) fn add_groups(
             out.skipped.retain(|p| p != &t.path);
         }
     }
+}
+
+/// How files elsewhere would name the package whose `package.json` `t` is, before or
+/// after the edit, as a module specifier: `"NAME"`, `"NAME/...`, with either quote.
+/// None for any other file, or a manifest without a name.
+fn package_names(t: &Tracked) -> Vec<String> {
+    if t.path.file_name().is_none_or(|n| n != "package.json") {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = [&t.before, &t.after]
+        .into_iter()
+        .flatten()
+        .filter_map(|text| {
+            let value: serde_json::Value =
+                jsonc_parser::parse_to_serde_value(text, &Default::default()).ok()?;
+            Some(value.get("name")?.as_str()?.to_string())
+        })
+        .filter(|name| !name.is_empty())
+        .collect();
+    names.dedup();
+    names
+        .iter()
+        .flat_map(|n| {
+            ['"', '\'']
+                .into_iter()
+                .flat_map(move |q| [format!("{q}{n}{q}"), format!("{q}{n}/")])
+        })
+        .collect()
 }
 
 /// `files` grouped by the root their server `spec` checks them at, keeping only the

@@ -249,13 +249,15 @@ fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool
     (found, stopped.into_inner())
 }
 
-/// The files under `root` with one of `extensions`, .gitignore honoured, at most
-/// `cap` of them, and whether there were more.
+/// The files under `root` with one of `extensions`, .gitignore honoured and
+/// installed packages (`node_modules`) skipped, at most `cap` of them, and whether
+/// there were more.
 pub fn files_under(root: &Path, extensions: &[String], cap: usize) -> (Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let walk = ignore::WalkBuilder::new(root)
         .hidden(true)
         .git_ignore(true)
+        .filter_entry(|e| e.file_name() != "node_modules")
         .build()
         .flatten()
         .filter(|entry| {
@@ -274,6 +276,26 @@ pub fn files_under(root: &Path, extensions: &[String], cap: usize) -> (Vec<PathB
     }
     found.sort();
     (found, false)
+}
+
+/// The files under `root` with one of `extensions` (as [`files_under`]) whose text
+/// names one of `needles`, at most `cap` of them, and whether the walk stopped early.
+pub fn files_naming(
+    root: &Path,
+    extensions: &[String],
+    needles: &[String],
+    cap: usize,
+) -> (Vec<PathBuf>, bool) {
+    let (files, more) = files_under(root, extensions, MAX_SCANNED);
+    let mut found: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| needles.iter().any(|n| t.contains(n.as_str())))
+        })
+        .collect();
+    let over = found.len() > cap;
+    found.truncate(cap);
+    (found, more || over)
 }
 
 /// The first file under `root` with one of `extensions` (the walk's order), if any.

@@ -277,3 +277,58 @@ fn a_newer_edition_in_cargo_toml_breaks_a_keyword() {
     out.assert_code(1);
     assert_error_in(&out, "project_diagnostics", "src/a.rs", 6);
 }
+
+/// An npm workspace of two packages, `app` importing `core` by its name through the
+/// workspace's `node_modules` link and `core`'s `exports`, one tsconfig per package.
+fn npm_workspace() -> Test {
+    let base = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2020", "module": "esnext", "moduleResolution": "bundler", "types": [] } }
+"#;
+    let package_tsconfig =
+        "{ \"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"] }\n";
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "package.json",
+            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
+        )
+        .file("tsconfig.base.json", base)
+        .file(".gitignore", "node_modules/\n")
+        .file("packages/core/tsconfig.json", package_tsconfig)
+        .file("packages/app/tsconfig.json", package_tsconfig)
+        .file(
+            "packages/core/package.json",
+            "{\n  \"name\": \"@x/core\",\n  \"type\": \"module\",\n  \"exports\": { \".\": \"./src/index.ts\" }\n}\n",
+        )
+        .file(
+            "packages/app/package.json",
+            "{ \"name\": \"@x/app\", \"type\": \"module\", \"dependencies\": { \"@x/core\": \"*\" } }\n",
+        )
+        .file(
+            "packages/core/src/index.ts",
+            "export function greet(name: string): string {\n  return \"Hello, \" + name;\n}\n",
+        )
+        .file(
+            "packages/app/src/main.ts",
+            "import { greet } from \"@x/core\";\n\nexport const hello: string = greet(\"app\");\n",
+        );
+    let scope = test.path("node_modules/@x");
+    fs::create_dir_all(&scope).expect("node_modules/@x");
+    std::os::unix::fs::symlink("../../packages/core", scope.join("core")).expect("the link");
+    test
+}
+
+#[test]
+fn an_export_moved_in_a_workspace_package_breaks_the_package_importing_it() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let out = config_edit(
+        npm_workspace(),
+        "packages/core/package.json",
+        "\"./src/index.ts\"",
+        "\"./src/missing.ts\"",
+        &[],
+    );
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "packages/app/src/main.ts", 1);
+}
