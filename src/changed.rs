@@ -110,13 +110,15 @@ fn store(workspace: &Path) -> Option<PathBuf> {
 pub fn find(workspace: &Path, servers: &[ServerSpec]) -> Result<Changes, EditError> {
     let dir = store(workspace);
     let manifest = dir.as_deref().and_then(read_manifest);
-    let (base, since) = match manifest {
+    let (mut base, since) = match manifest {
         Some(m) => (m.files, Since::LastCheck),
         None => match git_index(workspace) {
             Some(files) => (files, Since::GitIndex),
             None => (BTreeMap::new(), Since::Nothing),
         },
     };
+    // Git's index holds every file; only those the servers cover are the baseline's.
+    base.retain(|rel, _| covered(servers, &workspace.join(rel)));
     let tree = walk(workspace, servers, &base)?;
     let mut changes = Vec::new();
     if since != Since::Nothing {
@@ -245,17 +247,6 @@ fn walk(
     servers: &[ServerSpec],
     base: &BTreeMap<String, Known>,
 ) -> Result<BTreeMap<String, Known>, EditError> {
-    let extensions: HashSet<&str> = servers
-        .iter()
-        .filter(|s| !s.disabled)
-        .flat_map(|s| s.extensions.iter().map(String::as_str))
-        .collect();
-    let covered = |path: &Path| {
-        path.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.contains(e))
-            || servers.iter().any(|s| !s.disabled && s.configured_by(path))
-    };
     let mut tree = BTreeMap::new();
     for entry in ignore::WalkBuilder::new(workspace)
         .hidden(true)
@@ -266,7 +257,7 @@ fn walk(
         .flatten()
     {
         let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !covered(path) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !covered(servers, path) {
             continue;
         }
         let (Some(rel), Ok(meta)) = (relative(workspace, path), entry.metadata()) else {
@@ -282,6 +273,16 @@ fn walk(
         tree.insert(rel, known);
     }
     Ok(tree)
+}
+
+/// Whether `path` is a file the enabled servers cover: one of their extensions, or one
+/// they read as configuration.
+fn covered(servers: &[ServerSpec], path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str());
+    servers
+        .iter()
+        .filter(|s| !s.disabled)
+        .any(|s| ext.is_some_and(|e| s.extensions.iter().any(|x| x == e)) || s.configured_by(path))
 }
 
 /// The texts of the baseline files `wanted`: from the baseline's copies, else git.

@@ -196,6 +196,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
     let why = daemon.main_loop(&conn_rx, socket_id);
     log(&format!("exiting: {why}"));
     daemon.exit(&conn_rx, socket_id);
+    let _ = fs::remove_dir_all(daemon.paths.watch_markers());
     // The lock file goes last, after the servers are gone: a daemon starting now
     // waits for this one to be completely gone.
     let _ = fs::remove_file(&daemon.paths.lock);
