@@ -26,6 +26,7 @@ pub mod invocation;
 pub mod lsp;
 pub mod model;
 pub mod paths;
+pub mod regular;
 pub mod report;
 pub mod servers;
 pub mod staged;

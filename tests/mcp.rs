@@ -764,3 +764,24 @@ fn python_sdk_drives_an_edit_that_breaks_the_callers() {
     assert_eq!(structured(9)["gate"], 1, "{}", show(result(9)));
     assert!(text(result(9)).contains("gate: 1 (it left new errors)"));
 }
+
+/// `check` of a file outside the workspace is refused as the CLI refuses it, by the
+/// MCP tool too: a tool error naming the path, no server started, nothing of the
+/// file's text in the answer.
+#[test]
+fn check_outside_the_workspace_is_a_tool_error() {
+    let test = fake(&[]);
+    let outside = test.private_dir("home").join("secret.fake");
+    std::fs::write(&outside, "ERROR topsecret\n").expect("write");
+    let mut mcp = Mcp::start(&test, &[]);
+    mcp.initialize("2025-11-25");
+    let path = outside.display().to_string();
+    let result = mcp.tool("check", json!({"paths": [path]}));
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        text(&result).starts_with(&format!("{path}: path is outside the workspace")),
+        "{result}"
+    );
+    assert!(!result.to_string().contains("topsecret"), "{result}");
+    assert!(fake_pids(&test).is_empty(), "a server was started");
+}

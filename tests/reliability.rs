@@ -24,6 +24,7 @@ mod daemon;
 mod faults;
 mod input;
 mod paths;
+mod reads;
 mod text;
 
 use std::fs;

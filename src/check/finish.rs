@@ -62,7 +62,7 @@ pub(super) fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
         for &i in &g.files {
             let t = &tracked[i];
             for path in std::iter::once(&t.path).chain(t.renamed_from.as_ref()) {
-                match std::fs::read_to_string(path) {
+                match crate::regular::read_to_string(path) {
                     Ok(text) => {
                         if pool.server(s).doc(path).is_none_or(|d| d.text != text) {
                             pool.open_or_change(s, path, &text);

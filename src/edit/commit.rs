@@ -177,7 +177,7 @@ fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
         message: "changed on disk since the edit was planned; nothing was written".into(),
     };
     let source = change.renamed_from.as_ref().unwrap_or(&change.path);
-    let now = match fs::read(source) {
+    let now = match crate::regular::read(source) {
         Ok(bytes) => Some(bytes),
         Err(e) if is_missing(&e) => None,
         Err(e) => return Err(nothing_written(source, format!("cannot read: {e}"))),

@@ -172,6 +172,31 @@ pub fn check_plan(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
     Ok(())
 }
 
+/// A file `check` may read: `given` (relative to `base`, or absolute), once every
+/// symlink is followed, lies inside the workspace and is a regular file (a FIFO or a
+/// device could block the read, or never end). Returns `given` joined to `base`.
+pub fn plan_check(workspace: &Path, base: &Path, given: &Path) -> Result<PathBuf, EditError> {
+    let joined = base.join(given);
+    let real =
+        paths::real_path(&joined, true).map_err(|e| EditError::path(given, e.to_string()))?;
+    if !real.starts_with(workspace) {
+        let mut message = format!("path is outside the workspace {}", workspace.display());
+        if real != crate::paths::normalize(&joined) {
+            message += &format!(" (it resolves to {})", real.display());
+        }
+        return Err(EditError::path(given, message));
+    }
+    match std::fs::metadata(&real) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(EditError::path(given, "no such file"))
+        }
+        Err(e) => Err(EditError::path(given, e.to_string())),
+        Ok(meta) => crate::regular::regular(&meta)
+            .map(|()| joined)
+            .map_err(|e| EditError::path(given, e.to_string())),
+    }
+}
+
 /// `write`: replace (or create) `path` with `content`. A relative `path` resolves
 /// against `base`. When the existing file has CRLF line endings and `content` has
 /// only bare LF ones, `content` is converted to CRLF.

@@ -88,7 +88,7 @@ pub(super) fn read_existing(target: &Target, shown: &Path) -> Result<Option<Vec<
         }
         Ok(_) => {}
     }
-    fs::read(&target.real)
+    crate::regular::read(&target.real)
         .map(Some)
         .map_err(|e| EditError::path(shown, e.to_string()))
 }
