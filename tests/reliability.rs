@@ -25,6 +25,7 @@ mod faults;
 mod input;
 mod paths;
 mod reads;
+mod swap;
 mod text;
 
 use std::fs;

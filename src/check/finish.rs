@@ -21,6 +21,7 @@ pub(super) struct Ending {
 /// nobody could check is not known to introduce nothing), and tell the servers of
 /// the save.
 pub(super) fn reject_or_write(
+    workspace: &std::path::Path,
     pool: &mut Pool,
     groups: &[Group],
     tracked: &[Tracked],
@@ -37,7 +38,7 @@ pub(super) fn reject_or_write(
             rejected: true,
         });
     }
-    edit::commit(plan)?;
+    edit::commit(workspace, plan)?;
     for g in groups {
         if let Some(s) = g.server {
             for &i in &g.files {

@@ -108,7 +108,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
 
     if write_now {
-        edit::commit(&plan)?;
+        edit::commit(&ctx.workspace, &plan)?;
     }
     let mut targets = notify::notify(pool, &groups, &tracked, &before, write_now, kind.has_change);
     let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
@@ -143,7 +143,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         rejected: false,
     };
     if kind.is_edit && opts.reject && !opts.dry_run {
-        ending = finish::reject_or_write(pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
+        let ws = &ctx.workspace;
+        ending =
+            finish::reject_or_write(ws, pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
     }
     if kind.has_change && !ending.written {
         finish::restore(pool, &groups, &tracked);

@@ -22,6 +22,9 @@
 //! directory: relative paths, and the paths inside a patch once `-p N` is stripped,
 //! resolve against it, as they would under `git -C base`.
 
+mod beneath;
+#[cfg(test)]
+mod beneath_tests;
 mod commit;
 mod eol;
 mod hunks;
