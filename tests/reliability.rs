@@ -23,6 +23,7 @@ mod crash;
 mod daemon;
 mod faults;
 mod input;
+mod names;
 mod paths;
 mod reads;
 mod swap;

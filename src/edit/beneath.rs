@@ -60,7 +60,7 @@ impl Root {
         let mut names = self.relative(path)?;
         let name = names
             .pop()
-            .ok_or_else(|| io::Error::other(format!("{}: not a file", path.display())))?;
+            .ok_or_else(|| io::Error::other(format!("{}: not a file", super::shown(path))))?;
         Ok((self.walk(&names, created)?, name))
     }
 
@@ -83,7 +83,7 @@ impl Root {
         let outside = || {
             io::Error::other(format!(
                 "{} is outside the workspace {}",
-                path.display(),
+                super::shown(path),
                 self.path.display()
             ))
         };
@@ -133,7 +133,7 @@ fn not_a_directory(e: Errno, at: &Path) -> io::Error {
         io::Error::other(format!(
             "{} is not a directory of the workspace any more (a symlink or a file is in \
              its place; it changed since the edit was planned)",
-            at.display()
+            super::shown(at)
         ))
     } else {
         e.into()

@@ -210,7 +210,7 @@ struct Staged {
 
 fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
     let changed = |path: &Path| EditError::Path {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: "changed on disk since the edit was planned; nothing was written".into(),
     };
     let source = change.renamed_from.as_ref().unwrap_or(&change.path);
@@ -317,7 +317,7 @@ fn create_dirs(
 /// A write failure before anything changed on disk.
 fn nothing_written(path: &Path, message: String) -> EditError {
     EditError::Write {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: format!("{message}; nothing was written"),
         partial: false,
     }
@@ -336,7 +336,7 @@ fn partly_written(
     }
     let left: Vec<PathBuf> = left.iter().rev().cloned().collect();
     EditError::Write {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: format!(
             "{message}; the edit is partly written: changed {}; not changed {}",
             name_some(changed),
@@ -351,7 +351,7 @@ fn name_some(paths: &[PathBuf]) -> String {
     let mut text = paths
         .iter()
         .take(NAMED)
-        .map(|p| p.display().to_string())
+        .map(|p| super::shown(p))
         .collect::<Vec<_>>()
         .join(", ");
     if paths.len() > NAMED {

@@ -140,10 +140,15 @@ impl EditError {
 
     fn path(path: &Path, message: impl Into<String>) -> Self {
         EditError::Path {
-            path: path.display().to_string(),
+            path: shown(path),
             message: message.into(),
         }
     }
+}
+
+/// A path as messages name it: quoted when it holds a control character.
+fn shown(path: &Path) -> String {
+    crate::paths::quote(&path.display().to_string()).into_owned()
 }
 
 fn details_suffix(details: &str) -> String {
@@ -167,7 +172,7 @@ pub fn check_plan(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
             if target.path != *path {
                 return Err(EditError::path(
                     path,
-                    format!("resolves to {}", target.path.display()),
+                    format!("resolves to {}", shown(&target.path)),
                 ));
             }
         }
@@ -185,7 +190,7 @@ pub fn plan_check(workspace: &Path, base: &Path, given: &Path) -> Result<PathBuf
     if !real.starts_with(workspace) {
         let mut message = format!("path is outside the workspace {}", workspace.display());
         if real != crate::paths::normalize(&joined) {
-            message += &format!(" (it resolves to {})", real.display());
+            message += &format!(" (it resolves to {})", shown(&real));
         }
         return Err(EditError::path(given, message));
     }

@@ -103,7 +103,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
             .files
             .iter()
             .map(|f| JsonFile {
-                path: paths::display(&f.path, view.run_dir),
+                path: paths::display_raw(&f.path, view.run_dir),
                 action: &f.action,
             })
             .collect(),
@@ -117,7 +117,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
             run.diagnostics
                 .iter()
                 .map(|d| JsonDiagnostic {
-                    path: paths::display(&d.path, view.run_dir),
+                    path: paths::display_raw(&d.path, view.run_dir),
                     role: &d.role,
                     line: d.line,
                     column: d.column,
