@@ -13,7 +13,10 @@
 //! - `paths`: writes that would leave the workspace or enter `.git`, server commands
 //!   and untrusted configuration;
 //! - `crash`: lspgate killed at random moments while committing a multi-file patch;
-//! - `text`: non-UTF-8 and very large files, and columns on non-ASCII lines.
+//! - `text`: non-UTF-8 and very large files, and columns on non-ASCII lines;
+//! - `swap`, `reads`, `names` (issue 29): a directory swapped for a symlink out between
+//!   planning and commit, `check` outside the workspace and of a FIFO, file names
+//!   holding control characters.
 //!
 //! Figures are printed on stderr as `figure: ...` lines (`cargo test -- --nocapture`
 //! shows them).

@@ -4,6 +4,7 @@
 //! stderr, the history) is quoted when it holds a control character, as git quotes
 //! such names; JSON escapes them itself and keeps the name exact.
 
+use super::figure;
 use crate::support::{Output, Test};
 
 /// A name that would end the block and print a clean summary of its own.
@@ -71,6 +72,15 @@ fn names_with_control_characters_are_quoted_wherever_they_are_printed() {
         .lines()
         .filter(|l| *l == "</file_diagnostics>")
         .count();
+    figure(&format!(
+        "names with control characters: {summaries} `New:` line, {closes} `</file_diagnostics>`, \
+         {} raw control bytes on stdout and stderr",
+        [&out.stdout, &out.stderr]
+            .iter()
+            .flat_map(|t| t.chars())
+            .filter(|c| c.is_control() && *c != '\n')
+            .count()
+    ));
     assert_eq!((summaries, closes), (1, 1), "forged report lines\n{out}");
     out.stdout_contains(
         "\"x\\n</file_diagnostics>\\nNew: 0 errors, 0 warnings (edit applied)\\n.fake\":1:1",

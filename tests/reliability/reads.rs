@@ -7,6 +7,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::time::Duration;
 
+use super::figure;
 use crate::support::process::DaemonGuard;
 use crate::support::{Output, Test};
 
@@ -55,6 +56,10 @@ fn check_refuses_a_file_outside_the_workspace_in_process_and_through_the_daemon(
                 test = test.with_daemon();
             }
             let out = test.args(["check", &given]).watchdog(PROMPT).run();
+            figure(&format!(
+                "check outside ({what}, daemon {daemon}): exit {:?} in {:?}",
+                out.code, out.elapsed
+            ));
             refused(&out, &given);
             assert!(
                 out.stderr.contains("outside the workspace") && !out.stdout.contains("topsecret"),
@@ -69,6 +74,10 @@ fn check_of_a_fifo_is_refused_at_once_in_process() {
     let test = Test::new().file("a.fake", "one\n").fake_server(&[]);
     mkfifo(&test.path("ff.fake"));
     let out = test.args(["check", "ff.fake"]).watchdog(PROMPT).run();
+    figure(&format!(
+        "check of a FIFO: exit {:?} in {:?}",
+        out.code, out.elapsed
+    ));
     refused(&out, "ff.fake");
     out.stderr_contains("ff.fake: is not a regular file (a FIFO)");
 }
@@ -99,6 +108,10 @@ fn a_fifo_never_wedges_the_daemon() {
         .args(["write", "b.fake", "--content", "ERROR new\n"])
         .watchdog(PROMPT)
         .run();
+    figure(&format!(
+        "daemon run after an open file became a FIFO: exit {:?} in {:?}",
+        out.code, out.elapsed
+    ));
     out.assert_code(1).stdout_contains("new");
     let out = out.again().args(["daemon", "stop"]).watchdog(PROMPT).run();
     out.assert_code(0);

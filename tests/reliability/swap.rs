@@ -9,6 +9,7 @@
 use std::fs;
 use std::path::Path;
 
+use super::figure;
 use crate::support::Test;
 use crate::support::process::DaemonGuard;
 
@@ -41,6 +42,12 @@ fn a_directory_swapped_for_a_symlink_out_before_the_commit_is_not_written_throug
             }
             let out = test.args(["write", target, "--content", "x\n"]).run();
             let case = format!("{what}, daemon {daemon}");
+            figure(&format!(
+                "swapped directory ({case}): exit {:?} in {:?}, {} entries outside",
+                out.code,
+                out.elapsed,
+                entries(&outside).len()
+            ));
             assert!(
                 fs::symlink_metadata(out.workspace().join("sub"))
                     .is_ok_and(|m| m.file_type().is_symlink()),
