@@ -17,6 +17,9 @@
 //!   ([`plan_patch_reverse`], for `check --patch`).
 //! - `commit`: temporary files, then renames ([`commit`]); its doc states exactly what
 //!   survives a failure.
+//! - `beneath`: the directory handles `commit` writes through, each reached from the
+//!   workspace root without following a symlink, so that what a path names at commit
+//!   time cannot lead out of the workspace.
 //!
 //! Paths: `workspace` is the canonical workspace root. `base` is the absolute run
 //! directory: relative paths, and the paths inside a patch once `-p N` is stripped,
