@@ -27,6 +27,7 @@ pub mod invocation;
 pub mod lsp;
 pub mod model;
 pub mod paths;
+pub mod regular;
 pub mod report;
 pub mod servers;
 pub mod staged;
@@ -67,8 +68,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-/// Errors go to stderr from here only, one line each, prefixed with the program.
+/// Errors go to stderr from here only, one line each, prefixed with the program. Names
+/// in messages are quoted (`paths::quote`); no other control character gets through.
 #[allow(clippy::print_stderr)]
 pub(crate) fn print_error(message: &str) {
-    eprintln!("lspgate: {message}");
+    eprintln!("lspgate: {}", paths::escape_controls(message));
 }

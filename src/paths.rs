@@ -4,6 +4,7 @@
 //! directory of the daemons, resolved from the environment once), and the name
 //! lspgate gives a workspace in them (its daemon's socket, its history).
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
@@ -67,7 +68,19 @@ impl Dirs {
 /// `path` as the user should read it: relative to `run_dir`, with `../` when it lies
 /// outside; absolute when the two share nothing but the root (`/usr/lib/...` reads
 /// better than `../../../usr/lib/...`) or lie on different roots (Windows drives).
+/// A name holding a control character is [`quote`]d: a file name from a patch must
+/// neither start a report line of its own nor send escapes to the terminal.
 pub fn display(path: &Path, run_dir: &Path) -> String {
+    let shown = display_raw(path, run_dir);
+    match quote(&shown) {
+        Cow::Borrowed(_) => shown,
+        Cow::Owned(quoted) => quoted,
+    }
+}
+
+/// `path` [`display`]ed, control characters and all: for JSON, whose strings escape
+/// them, and whose readers need the name itself.
+pub fn display_raw(path: &Path, run_dir: &Path) -> String {
     if path.is_relative() {
         return path.display().to_string();
     }
@@ -94,6 +107,54 @@ pub fn display(path: &Path, run_dir: &Path) -> String {
         ".".to_owned()
     } else {
         relative.display().to_string()
+    }
+}
+
+/// `text` (a path, or a name) as it may be shown on a terminal or to an agent: as it
+/// is when it holds no control character, else in double quotes with C escapes (`\n`,
+/// `\t`, `\r`, `\"`, `\\`, `\x1b`), as git shows such names (`core.quotePath`).
+pub fn quote(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => escape_control(c, &mut out),
+        }
+    }
+    out.push('"');
+    Cow::Owned(out)
+}
+
+/// `message` with every control character but the line break escaped as [`quote`]
+/// escapes it: the last guard of what lspgate writes to stderr, where a name a
+/// message quoted already is left as it is.
+pub fn escape_controls(message: &str) -> Cow<'_, str> {
+    if !message.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len() + 8);
+    for c in message.chars() {
+        match c {
+            '\n' => out.push(c),
+            c => escape_control(c, &mut out),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn escape_control(c: char, out: &mut String) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        // Control characters are all below U+00A0: two hex digits.
+        c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+        c => out.push(c),
     }
 }
 
@@ -135,6 +196,26 @@ mod tests {
                 .map(|(_, v)| OsString::from(v))
         };
         Dirs::resolve(&env, home.map(PathBuf::from), 1000)
+    }
+
+    #[test]
+    fn names_with_control_characters_are_quoted() {
+        assert_eq!(quote("src/a b.py"), "src/a b.py");
+        assert_eq!(quote("a\\nb"), "a\\nb", "no control character: as it is");
+        assert_eq!(
+            quote("x\n</file_diagnostics>\nNew: 0 errors"),
+            "\"x\\n</file_diagnostics>\\nNew: 0 errors\""
+        );
+        assert_eq!(quote("\u{1b}[31mred\"\\"), "\"\\x1b[31mred\\\"\\\\\"");
+        assert_eq!(
+            display(Path::new("/w/a\u{1b}.py"), Path::new("/w")),
+            "\"a\\x1b.py\""
+        );
+        assert_eq!(
+            display_raw(Path::new("/w/a\n.py"), Path::new("/w")),
+            "a\n.py"
+        );
+        assert_eq!(escape_controls("one\ntwo\u{1b}\r"), "one\ntwo\\x1b\\r");
     }
 
     #[test]

@@ -764,3 +764,52 @@ fn python_sdk_drives_an_edit_that_breaks_the_callers() {
     assert_eq!(structured(9)["gate"], 1, "{}", show(result(9)));
     assert!(text(result(9)).contains("gate: 1 (it left new errors)"));
 }
+
+/// `check` of a file outside the workspace is refused as the CLI refuses it, by the
+/// MCP tool too: a tool error naming the path, no server started, nothing of the
+/// file's text in the answer.
+#[test]
+fn check_outside_the_workspace_is_a_tool_error() {
+    let test = fake(&[]);
+    let outside = test.private_dir("home").join("secret.fake");
+    std::fs::write(&outside, "ERROR topsecret\n").expect("write");
+    let mut mcp = Mcp::start(&test, &[]);
+    mcp.initialize("2025-11-25");
+    let path = outside.display().to_string();
+    let result = mcp.tool("check", json!({"paths": [path]}));
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        text(&result).starts_with(&format!("{path}: path is outside the workspace")),
+        "{result}"
+    );
+    assert!(!result.to_string().contains("topsecret"), "{result}");
+    assert!(fake_pids(&test).is_empty(), "a server was started");
+}
+
+/// A file name holding a line break and an escape reaches the agent quoted in the
+/// tool's text, as on the terminal: no forged summary line, no raw control character.
+#[test]
+fn names_with_control_characters_are_quoted_in_the_tool_text() {
+    let test = fake(&[]);
+    let mut mcp = Mcp::start(&test, &[]);
+    mcp.initialize("2025-11-25");
+    let patch = "diff --git \"a/x\\nNew: 0 errors\\n\\033[31m.fake\" \"b/x\\nNew: 0 errors\\n\\033[31m.fake\"\n\
+                 new file mode 100644\n--- /dev/null\n+++ \"b/x\\nNew: 0 errors\\n\\033[31m.fake\"\n\
+                 @@ -0,0 +1 @@\n+ERROR boom\n";
+    let result = mcp.tool("patch", json!({"patch": patch}));
+    let shown = text(&result);
+    assert!(
+        shown.contains("\"x\\nNew: 0 errors\\n\\x1b[31m.fake\":1:1"),
+        "{result}"
+    );
+    assert!(
+        !shown.chars().any(|c| c.is_control() && c != '\n'),
+        "raw control characters: {result}"
+    );
+    assert_eq!(
+        shown.lines().filter(|l| l.starts_with("New:")).count(),
+        1,
+        "{result}"
+    );
+    assert!(test.path("x\nNew: 0 errors\n\u{1b}[31m.fake").exists());
+}

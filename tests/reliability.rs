@@ -16,6 +16,9 @@
 //! - `text`: non-UTF-8 and very large files, and columns on non-ASCII lines;
 //! - `resources` (issue 29): a 50 MB write through the daemon, a publish too large to
 //!   read (fake server and pyright), an MCP line over its limit.
+//! - `swap`, `reads`, `names` (issue 29): a directory swapped for a symlink out between
+//!   planning and commit, `check` outside the workspace and of a FIFO, file names
+//!   holding control characters.
 //!
 //! Figures are printed on stderr as `figure: ...` lines (`cargo test -- --nocapture`
 //! shows them).
@@ -25,8 +28,11 @@ mod crash;
 mod daemon;
 mod faults;
 mod input;
+mod names;
 mod paths;
+mod reads;
 mod resources;
+mod swap;
 mod text;
 mod trust;
 

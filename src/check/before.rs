@@ -139,7 +139,7 @@ pub(super) fn take(
                 targets.push(Target::pulled(pool, s, d));
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(d) else {
+            let Ok(text) = crate::regular::read_to_string(d) else {
                 continue;
             };
             targets.push(sync(pool, s, d, &text));
@@ -264,7 +264,7 @@ fn show_befores(
                 Some(doc) => doc.text != *text,
                 None => {
                     !before_is_disk
-                        && std::fs::read_to_string(path).map_or(true, |disk| disk != *text)
+                        && crate::regular::read_to_string(path).map_or(true, |disk| disk != *text)
                 }
             });
     if !other.is_empty() {
@@ -295,7 +295,7 @@ fn show_befores(
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
 fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
     let path = dependents::any_file(&g.root, &g.spec.extensions)?;
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = crate::regular::read_to_string(&path).ok()?;
     Some(sync(pool, s, &path, &text))
 }
 

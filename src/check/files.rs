@@ -77,7 +77,7 @@ pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
         Job::Check(paths) => {
             let mut tracked = Vec::new();
             for path in paths {
-                let text = std::fs::read(&path).map_err(|e| EditError::Path {
+                let text = crate::regular::read(&path).map_err(|e| EditError::Path {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;

@@ -21,6 +21,7 @@ pub(super) struct Ending {
 /// nobody could check is not known to introduce nothing), and tell the servers of
 /// the save.
 pub(super) fn reject_or_write(
+    workspace: &std::path::Path,
     pool: &mut Pool,
     groups: &[Group],
     tracked: &[Tracked],
@@ -37,7 +38,7 @@ pub(super) fn reject_or_write(
             rejected: true,
         });
     }
-    edit::commit(plan)?;
+    edit::commit(workspace, plan)?;
     for g in groups {
         if let Some(s) = g.server {
             for &i in &g.files {
@@ -62,7 +63,7 @@ pub(super) fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
         for &i in &g.files {
             let t = &tracked[i];
             for path in std::iter::once(&t.path).chain(t.renamed_from.as_ref()) {
-                match std::fs::read_to_string(path) {
+                match crate::regular::read_to_string(path) {
                     Ok(text) => {
                         if pool.server(s).doc(path).is_none_or(|d| d.text != text) {
                             pool.open_or_change(s, path, &text);

@@ -113,7 +113,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
 
     if write_now {
-        edit::commit(&plan)?;
+        edit::commit(&ctx.workspace, &plan)?;
     }
     // A publish after this is about the edit (a server started afresh publishes
     // before the others are told).
@@ -152,7 +152,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         rejected: false,
     };
     if kind.is_edit && opts.reject && !opts.dry_run {
-        ending = finish::reject_or_write(pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
+        let ws = &ctx.workspace;
+        ending =
+            finish::reject_or_write(ws, pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
     }
     if kind.has_change && !ending.written {
         finish::restore(pool, &groups, &tracked);
@@ -165,11 +167,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         dry_run: opts.dry_run,
         rejected: ending.rejected,
         is_edit: kind.is_edit,
-        cross_files_checked: compared
-            .files
-            .iter()
-            .filter(|f| f.role == Role::Dependent)
-            .count(),
+        cross_files_checked: dependents_checked(&compared.files),
         files: compared.files,
         fixed: compared.fixed,
         servers: groups.iter().map(server_report).collect(),
@@ -179,6 +177,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         timed_out,
         exit_code,
     })
+}
+
+/// How many of the report's files are dependents.
+fn dependents_checked(files: &[crate::model::FileReport]) -> usize {
+    files.iter().filter(|f| f.role == Role::Dependent).count()
 }
 
 /// What the edit did to each file (a check or a review did nothing).

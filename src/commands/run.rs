@@ -301,8 +301,11 @@ fn plan_edit(
         Reporting::Check {
             patch: Some(bytes), ..
         } => check::Job::Review(edit::plan_patch_reverse(workspace, run_dir, &bytes, 1)?),
-        Reporting::Check { paths, .. } => {
-            check::Job::Check(paths.iter().map(|p| run_dir.join(p)).collect())
-        }
+        Reporting::Check { paths, .. } => check::Job::Check(
+            paths
+                .iter()
+                .map(|p| edit::plan_check(workspace, run_dir, p))
+                .collect::<Result<_, _>>()?,
+        ),
     })
 }

@@ -258,7 +258,7 @@ impl<'de> Deserialize<'de> for LanguageId {
 
 /// Read and parse one file; a missing file is no file.
 pub(super) fn read_file(path: &Path) -> Result<Option<RawFile>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::regular::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {

@@ -100,7 +100,9 @@ pub fn has_config(spec: &ServerSpec, path: &Path, workspace: &Path) -> bool {
             let file = d.join(name);
             let found = match needle {
                 None => file.exists(),
-                Some(needle) => std::fs::read_to_string(&file).is_ok_and(|t| t.contains(needle)),
+                Some(needle) => {
+                    crate::regular::read_to_string(&file).is_ok_and(|t| t.contains(needle))
+                }
             };
             if found {
                 return true;

@@ -599,14 +599,20 @@ impl Daemon {
             let mut changed: Vec<(PathBuf, String)> = Vec::new();
             let mut gone: Vec<PathBuf> = Vec::new();
             for (path, doc) in server.docs() {
-                match fs::read(path) {
+                match crate::regular::read(path) {
                     Ok(bytes) => match String::from_utf8(bytes) {
                         Ok(text) if text != doc.text => changed.push((path.to_path_buf(), text)),
                         Ok(_) => {}
                         // No longer text: the server cannot be shown it.
                         Err(_) => gone.push(path.to_path_buf()),
                     },
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => gone.push(path.to_path_buf()),
+                    // Gone, or no longer a file a server can be shown (a FIFO now).
+                    Err(e)
+                        if e.kind() == io::ErrorKind::NotFound
+                            || crate::regular::not_regular(&e) =>
+                    {
+                        gone.push(path.to_path_buf())
+                    }
                     Err(_) => {}
                 }
             }
@@ -797,7 +803,7 @@ impl Daemon {
                 created_or_deleted = true;
                 continue;
             }
-            match fs::read(path).map(String::from_utf8) {
+            match crate::regular::read(path).map(String::from_utf8) {
                 Ok(Ok(text)) => {
                     self.pool.open_or_change(i, path, &text);
                 }
@@ -1032,17 +1038,8 @@ fn check_request(workspace: &Path, req: &RunRequest, job: &check::Job) -> Result
             crate::edit::check_plan(workspace, plan).map_err(|e| e.summary())?;
         }
         check::Job::Check(paths) => {
-            // As the kernel resolves it: `sub/../a.py` is fine, a link out is not.
-            let outside = |p: &&PathBuf| {
-                p.canonicalize()
-                    .map_or(true, |real| !real.starts_with(workspace))
-            };
-            if let Some(path) = paths.iter().find(outside) {
-                return Err(format!(
-                    "{}: not a file inside the workspace {}",
-                    path.display(),
-                    workspace.display()
-                ));
+            for path in paths {
+                crate::edit::plan_check(workspace, workspace, path).map_err(|e| e.summary())?;
             }
         }
     }

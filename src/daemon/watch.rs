@@ -265,7 +265,7 @@ impl Watch {
                 Some((known, hash)) if known == stamp => *hash,
                 _ => {
                     let mut h = DefaultHasher::new();
-                    fs::read(path).ok()?.hash(&mut h);
+                    crate::regular::read(path).ok()?.hash(&mut h);
                     let hash = h.finish();
                     self.hashes.insert(path.clone(), (*stamp, hash));
                     hash

@@ -522,7 +522,7 @@ fn go_imports(text: &str) -> Vec<String> {
 
 /// `go.mod`'s module path, and its directory: the root's.
 fn go_module(root: &Path) -> Option<(String, PathBuf)> {
-    let text = std::fs::read_to_string(root.join("go.mod")).ok()?;
+    let text = crate::regular::read_to_string(root.join("go.mod")).ok()?;
     let module = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("module "))?
@@ -537,7 +537,7 @@ fn go_module(root: &Path) -> Option<(String, PathBuf)> {
 fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
     let Some(text) = ["tsconfig.json", "jsconfig.json"]
         .iter()
-        .find_map(|name| std::fs::read_to_string(root.join(name)).ok())
+        .find_map(|name| crate::regular::read_to_string(root.join(name)).ok())
     else {
         return (None, Vec::new());
     };

@@ -238,7 +238,7 @@ fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool
                     stopped.store(true, Ordering::Relaxed);
                     return WalkState::Quit;
                 }
-                if let Ok(text) = std::fs::read_to_string(path) {
+                if let Ok(text) = crate::regular::read_to_string(path) {
                     let mut found = found.lock().unwrap_or_else(|p| p.into_inner());
                     found.push((path.to_path_buf(), text));
                 }

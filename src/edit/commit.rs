@@ -26,26 +26,32 @@
 //! does not know where the workspace ends.
 //!
 //! A target that is a symlink is written through: the file it points to is replaced
-//! and the link stays (the planners checked where it points). Deleting a symlink
-//! removes the link.
+//! and the link stays (where it points is checked again, as the planners did). Deleting
+//! a symlink removes the link.
+//!
+//! Every directory is reached from a handle on the workspace root without following a
+//! symlink, and every create, write, rename and removal is made through it (see
+//! `beneath`): a directory swapped for a symlink out of the workspace since planning
+//! stops the commit while staging, nothing written.
 
-use std::fs::{self, File, Permissions};
+use std::ffi::OsString;
+use std::fs::{self, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
-
+use super::beneath::{self, Root};
 use super::signals::Deferred;
 use super::{EditError, EditPlan, FileChange, paths};
 
 /// Files named in a message about a partly written edit, per list; the rest are counted.
 const NAMED: usize = 5;
 
-/// Write every change of `plan`; all or nothing as far as the filesystem allows (see
-/// the module documentation for the exact guarantee).
-pub fn commit(plan: &EditPlan) -> Result<(), EditError> {
-    commit_failing_at(plan, injected_fault())
+/// Write every change of `plan` inside `workspace` (canonical, the one the plan was
+/// made in); all or nothing as far as the filesystem allows (see the module
+/// documentation for the exact guarantee).
+pub fn commit(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
+    commit_failing_at(workspace, plan, injected_fault())
 }
 
 /// Debug builds only: `LSPGATE_FAULT_COMMIT=N` makes step 3 fail at its change number
@@ -59,46 +65,45 @@ fn injected_fault() -> Option<usize> {
     std::env::var("LSPGATE_FAULT_COMMIT").ok()?.parse().ok()
 }
 
-pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result<(), EditError> {
+pub(super) fn commit_failing_at(
+    workspace: &Path,
+    plan: &EditPlan,
+    fault: Option<usize>,
+) -> Result<(), EditError> {
     for change in &plan.changes {
         check_unchanged(change)?;
     }
+    let root = Root::open(workspace)
+        .map_err(|e| nothing_written(workspace, format!("cannot open the workspace: {e}")))?;
     // From here to the end of the renames, a signal waits (see `signals`).
     let deferred = Deferred::start();
     let mut created_dirs = Vec::new();
-    let staged = stage(plan, &mut created_dirs, &deferred);
-    let staged = match staged.and_then(|staged| still_unchanged(plan).map(|()| staged)) {
+    let staged = stage(&root, plan, &mut created_dirs, &deferred)
+        .and_then(|staged| still_unchanged(plan).map(|()| staged))
+        .and_then(|staged| Ok((staged, removal_dirs(&root, plan)?)));
+    let (staged, removals) = match staged {
         Ok(staged) => staged,
         Err(e) => {
             // The temporary files are gone (dropped with `stage`'s vector); the
             // directories made for them are empty again.
             for dir in created_dirs.iter().rev() {
-                let _ = fs::remove_dir(dir);
+                let _ = root.remove_dir(dir);
             }
             return Err(e);
         }
     };
-
-    let removals: Vec<&Path> = plan.changes.iter().filter_map(removed).collect();
     // Step 3, in order: what is done, and what is left, for a message on failure.
     let mut left: Vec<PathBuf> = staged.iter().map(|f| f.target.clone()).collect();
-    left.extend(removals.iter().map(|p| p.to_path_buf()));
+    left.extend(removals.iter().map(|r| r.path.to_path_buf()));
     left.reverse();
     let mut changed: Vec<PathBuf> = Vec::new();
     let mut touched_dirs: Vec<PathBuf> = Vec::new();
     for file in staged {
+        let dir = file.temp.dir().path.clone();
         let persisted = if fault == Some(changed.len()) {
             Err(io::Error::other("injected fault (LSPGATE_FAULT_COMMIT)"))
-        } else if file.new {
-            file.temp
-                .persist_noclobber(&file.target)
-                .map(drop)
-                .map_err(|e| e.error)
         } else {
-            file.temp
-                .persist(&file.target)
-                .map(drop)
-                .map_err(|e| e.error)
+            file.temp.persist(&file.name, file.new)
         };
         if let Err(e) = persisted {
             // The temporary files not yet renamed are removed as `staged` is dropped.
@@ -111,14 +116,19 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
         }
         left.pop();
         changed.push(file.target.clone());
-        touched_dirs.extend(file.target.parent().map(Path::to_path_buf));
+        touched_dirs.push(dir);
     }
 
-    for gone in removals {
+    for Removal {
+        path: gone,
+        dir,
+        name,
+    } in removals
+    {
         let removed = if fault == Some(changed.len()) {
             Err(io::Error::other("injected fault (LSPGATE_FAULT_COMMIT)"))
         } else {
-            fs::remove_file(gone)
+            dir.remove_file(&name)
         };
         match removed {
             Ok(()) => {}
@@ -134,7 +144,7 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
         }
         left.pop();
         changed.push(gone.to_path_buf());
-        touched_dirs.extend(gone.parent().map(Path::to_path_buf));
+        touched_dirs.push(dir.path);
     }
     // Every change is made: a signal held back since staging may take effect.
     drop(deferred);
@@ -149,11 +159,36 @@ pub(super) fn commit_failing_at(plan: &EditPlan, fault: Option<usize>) -> Result
     touched_dirs.sort();
     touched_dirs.dedup();
     for dir in touched_dirs {
-        if let Ok(handle) = File::open(&dir) {
-            let _ = handle.sync_all();
+        if let Ok(handle) = root.dir(&dir) {
+            let _ = handle.sync();
         }
     }
     Ok(())
+}
+
+/// A file to remove in step 3, its directory opened before anything is renamed.
+struct Removal<'a> {
+    path: &'a Path,
+    dir: beneath::Dir,
+    name: OsString,
+}
+
+/// The directory of every path the plan removes; a failure here is before any change.
+fn removal_dirs<'a>(root: &Root, plan: &'a EditPlan) -> Result<Vec<Removal<'a>>, EditError> {
+    plan.changes
+        .iter()
+        .filter_map(removed)
+        .map(|path| {
+            let (dir, name) = root
+                .parent_of(path, None)
+                .map_err(|e| nothing_written(path, format!("cannot open its directory: {e}")))?;
+            Ok(Removal {
+                path,
+                dir,
+                name: name.to_os_string(),
+            })
+        })
+        .collect()
 }
 
 /// The path a change removes: a deleted file, or a renamed file's old path.
@@ -166,7 +201,9 @@ fn removed(change: &FileChange) -> Option<&Path> {
 
 /// A new content, written and synced, waiting to be renamed over `target`.
 struct Staged {
-    temp: NamedTempFile,
+    temp: beneath::Temp,
+    /// `target`'s name in the temporary file's directory.
+    name: OsString,
     /// The file to replace: the change's path with a symlink followed.
     target: PathBuf,
     /// The target does not exist: never replace one that appeared meanwhile.
@@ -175,11 +212,11 @@ struct Staged {
 
 fn check_unchanged(change: &FileChange) -> Result<(), EditError> {
     let changed = |path: &Path| EditError::Path {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: "changed on disk since the edit was planned; nothing was written".into(),
     };
     let source = change.renamed_from.as_ref().unwrap_or(&change.path);
-    let now = match fs::read(source) {
+    let now = match crate::regular::read(source) {
         Ok(bytes) => Some(bytes),
         Err(e) if is_missing(&e) => None,
         Err(e) => return Err(nothing_written(source, format!("cannot read: {e}"))),
@@ -205,6 +242,7 @@ fn still_unchanged(plan: &EditPlan) -> Result<(), EditError> {
 }
 
 fn stage(
+    root: &Root,
     plan: &EditPlan,
     created_dirs: &mut Vec<PathBuf>,
     deferred: &Deferred,
@@ -224,71 +262,75 @@ fn stage(
         }
         let fail =
             |path: &Path, what: &str, e: io::Error| nothing_written(path, format!("{what}: {e}"));
-        let target = paths::real_path(&change.path, true)
-            .map_err(|e| fail(&change.path, "cannot resolve", e))?;
-        let dir = target
-            .parent()
-            .ok_or_else(|| nothing_written(&target, "has no parent directory".into()))?;
-        create_dirs(dir, created_dirs).map_err(|e| fail(dir, "cannot create directory", e))?;
+        let (dir, target) = create_dirs(root, &change.path, created_dirs)
+            .map_err(|e| fail(&change.path, "cannot open or create its directory", e))?;
+        let name = target
+            .file_name()
+            .ok_or_else(|| nothing_written(&target, "has no file name".into()))?
+            .to_os_string();
 
         // The mode to keep: the file's own, or for a rename the old path's.
-        let old_mode = fs::metadata(&target)
-            .or_else(|e| match &change.renamed_from {
-                Some(from) => fs::metadata(from),
-                None => Err(e),
-            })
-            .ok()
-            .map(|meta| meta.permissions().mode() & 0o7777);
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".lspgate-").suffix(".tmp");
+        let old_mode = dir.mode_of(&name).ok().or_else(|| {
+            let from = change.renamed_from.as_ref()?;
+            fs::metadata(from)
+                .ok()
+                .map(|meta| meta.permissions().mode() & 0o7777)
+        });
+        let new = !dir.has(&name);
+        let dir_path = dir.path.clone();
         let temp = match old_mode {
             Some(old) => {
-                let temp = builder.tempfile_in(dir);
-                let temp = temp.map_err(|e| fail(dir, "cannot create a temporary file", e))?;
+                let temp = dir
+                    .temp_file(0o600)
+                    .map_err(|e| fail(&dir_path, "cannot create a temporary file", e))?;
                 let mode = change.mode.unwrap_or(old);
-                temp.as_file()
+                temp.file
                     .set_permissions(Permissions::from_mode(mode))
                     .map_err(|e| fail(&target, "cannot set permissions", e))?;
                 temp
             }
             // A new file: `open`'s mode, which the umask reduces.
-            None => builder
-                .permissions(Permissions::from_mode(change.mode.unwrap_or(0o666)))
-                .tempfile_in(dir)
-                .map_err(|e| fail(dir, "cannot create a temporary file", e))?,
+            None => dir
+                .temp_file(change.mode.unwrap_or(0o666))
+                .map_err(|e| fail(&dir_path, "cannot create a temporary file", e))?,
         };
-        let mut file = temp.as_file();
+        let mut file = &temp.file;
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
             .map_err(|e| fail(&target, "cannot write", e))?;
-        let new = fs::symlink_metadata(&target).is_err();
-        staged.push(Staged { temp, target, new });
+        staged.push(Staged {
+            temp,
+            name,
+            target,
+            new,
+        });
     }
     Ok(staged)
 }
 
-/// Create `dir` and its missing ancestors, recording each directory made.
-fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> io::Result<()> {
-    let mut missing = Vec::new();
-    let mut current = dir;
-    while fs::symlink_metadata(current).is_err() {
-        missing.push(current.to_path_buf());
-        match current.parent() {
-            Some(parent) => current = parent,
-            None => break,
-        }
+/// The directory to write `path` in, its missing ancestors created (each recorded in
+/// `created`), and the file to replace there: `path`, or where it leads when it is a
+/// symlink, which must be inside the workspace too.
+fn create_dirs(
+    root: &Root,
+    path: &Path,
+    created: &mut Vec<PathBuf>,
+) -> io::Result<(beneath::Dir, PathBuf)> {
+    let (dir, name) = root.parent_of(path, Some(created))?;
+    if !dir.is_symlink(name) {
+        return Ok((dir, path.to_path_buf()));
     }
-    for dir in missing.into_iter().rev() {
-        fs::create_dir(&dir)?;
-        created.push(dir);
-    }
-    Ok(())
+    // Written through: the file the link leads to, checked (by `parent_of`) to be in
+    // the workspace as the planners checked it.
+    let target = paths::real_path(path, true)?;
+    let (dir, _) = root.parent_of(&target, Some(created))?;
+    Ok((dir, target))
 }
 
 /// A write failure before anything changed on disk.
 fn nothing_written(path: &Path, message: String) -> EditError {
     EditError::Write {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: format!("{message}; nothing was written"),
         partial: false,
     }
@@ -307,7 +349,7 @@ fn partly_written(
     }
     let left: Vec<PathBuf> = left.iter().rev().cloned().collect();
     EditError::Write {
-        path: path.display().to_string(),
+        path: super::shown(path),
         message: format!(
             "{message}; the edit is partly written: changed {}; not changed {}",
             name_some(changed),
@@ -322,7 +364,7 @@ fn name_some(paths: &[PathBuf]) -> String {
     let mut text = paths
         .iter()
         .take(NAMED)
-        .map(|p| p.display().to_string())
+        .map(|p| super::shown(p))
         .collect::<Vec<_>>()
         .join(", ");
     if paths.len() > NAMED {

@@ -17,11 +17,17 @@
 //!   ([`plan_patch_reverse`], for `check --patch`).
 //! - `commit`: temporary files, then renames ([`commit`]); its doc states exactly what
 //!   survives a failure.
+//! - `beneath`: the directory handles `commit` writes through, each reached from the
+//!   workspace root without following a symlink, so that what a path names at commit
+//!   time cannot lead out of the workspace.
 //!
 //! Paths: `workspace` is the canonical workspace root. `base` is the absolute run
 //! directory: relative paths, and the paths inside a patch once `-p N` is stripped,
 //! resolve against it, as they would under `git -C base`.
 
+mod beneath;
+#[cfg(test)]
+mod beneath_tests;
 mod commit;
 mod eol;
 mod hunks;
@@ -137,10 +143,15 @@ impl EditError {
 
     fn path(path: &Path, message: impl Into<String>) -> Self {
         EditError::Path {
-            path: path.display().to_string(),
+            path: shown(path),
             message: message.into(),
         }
     }
+}
+
+/// A path as messages name it: quoted when it holds a control character.
+fn shown(path: &Path) -> String {
+    crate::paths::quote(&path.display().to_string()).into_owned()
 }
 
 fn details_suffix(details: &str) -> String {
@@ -164,12 +175,37 @@ pub fn check_plan(workspace: &Path, plan: &EditPlan) -> Result<(), EditError> {
             if target.path != *path {
                 return Err(EditError::path(
                     path,
-                    format!("resolves to {}", target.path.display()),
+                    format!("resolves to {}", shown(&target.path)),
                 ));
             }
         }
     }
     Ok(())
+}
+
+/// A file `check` may read: `given` (relative to `base`, or absolute), once every
+/// symlink is followed, lies inside the workspace and is a regular file (a FIFO or a
+/// device could block the read, or never end). Returns `given` joined to `base`.
+pub fn plan_check(workspace: &Path, base: &Path, given: &Path) -> Result<PathBuf, EditError> {
+    let joined = base.join(given);
+    let real =
+        paths::real_path(&joined, true).map_err(|e| EditError::path(given, e.to_string()))?;
+    if !real.starts_with(workspace) {
+        let mut message = format!("path is outside the workspace {}", workspace.display());
+        if real != crate::paths::normalize(&joined) {
+            message += &format!(" (it resolves to {})", shown(&real));
+        }
+        return Err(EditError::path(given, message));
+    }
+    match std::fs::metadata(&real) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(EditError::path(given, "no such file"))
+        }
+        Err(e) => Err(EditError::path(given, e.to_string())),
+        Ok(meta) => crate::regular::regular(&meta)
+            .map(|()| joined)
+            .map_err(|e| EditError::path(given, e.to_string())),
+    }
 }
 
 /// `write`: replace (or create) `path` with `content`. A relative `path` resolves

@@ -657,7 +657,7 @@ impl<'w> Tree<'w> {
 
     fn patched(&self, i: usize, base: &[u8], hunks: &[Hunk<'_>]) -> Result<Vec<u8>, EditError> {
         hunks::apply(base, hunks).map_err(|failure| EditError::Hunk {
-            path: self.slots[i].shown.display().to_string(),
+            path: super::shown(&self.slots[i].shown),
             number: failure.number,
             header: failure.header,
             details: failure.details,
@@ -782,7 +782,7 @@ impl<'w> Tree<'w> {
                         &self.slots[i].shown,
                         format!(
                             "the patch leaves it a file and also creates {} inside it",
-                            inner.shown.display()
+                            super::shown(&inner.shown)
                         ),
                     ));
                 }

@@ -41,7 +41,7 @@ pub(super) fn resolve(workspace: &Path, base: &Path, given: &Path) -> Result<Tar
         let Ok(inside) = resolved.strip_prefix(workspace) else {
             let mut message = format!("path is outside the workspace {}", workspace.display());
             if resolved == &real && path != real {
-                message += &format!(" (it is a symlink to {})", real.display());
+                message += &format!(" (it is a symlink to {})", super::shown(&real));
             }
             return Err(EditError::path(given, message));
         };
@@ -88,7 +88,7 @@ pub(super) fn read_existing(target: &Target, shown: &Path) -> Result<Option<Vec<
         }
         Ok(_) => {}
     }
-    fs::read(&target.real)
+    crate::regular::read(&target.real)
         .map(Some)
         .map_err(|e| EditError::path(shown, e.to_string()))
 }

@@ -121,7 +121,7 @@ fn workspace(files: &[File]) -> (tempfile::TempDir, PathBuf) {
 
 fn apply_ours(ws: &Path, patch: &[u8], strip: usize) -> Result<EditPlan, EditError> {
     let plan = plan_patch(ws, ws, patch, strip)?;
-    commit(&plan)?;
+    commit(ws, &plan)?;
     Ok(plan)
 }
 
@@ -965,7 +965,7 @@ fn symlink_inside_workspace_is_written_through() {
     let plan = plan_write(&ws, &ws, Path::new("link.txt"), b"new\n".to_vec()).expect("plans");
     assert_eq!(plan.changes[0].path, ws.join("link.txt"));
     assert_eq!(plan.changes[0].before.as_deref(), Some(&b"old\n"[..]));
-    commit(&plan).expect("commits");
+    commit(&ws, &plan).expect("commits");
     assert!(
         fs::symlink_metadata(ws.join("link.txt"))
             .expect("stat")
@@ -999,7 +999,7 @@ fn plan_write_keeps_crlf() {
     let new = plan_write(&ws, &ws, Path::new("d/new.txt"), b"n\n".to_vec()).expect("plans");
     assert_eq!(new.changes[0].action(), Action::Created);
     assert_eq!(new.changes[0].path, ws.join("d/new.txt"));
-    commit(&new).expect("commits");
+    commit(&ws, &new).expect("commits");
     assert_eq!(fs::read(ws.join("d/new.txt")).expect("read"), b"n\n");
 }
 
@@ -1078,7 +1078,7 @@ fn commit_keeps_mode_and_crlf() {
         false,
     )
     .expect("plans");
-    commit(&plan).expect("commits");
+    commit(&ws, &plan).expect("commits");
     let tree = read_tree(&ws);
     assert_eq!(
         tree["run.sh"],
@@ -1108,7 +1108,7 @@ fn commit_failure_before_renames_changes_nothing() {
     // After planning, `blocked` appears as a file: its directory cannot be made.
     fs::write(ws.join("blocked"), "in the way\n").expect("write");
     let before = read_tree(&ws);
-    let err = commit(&plan).expect_err("cannot write blocked/y.txt");
+    let err = commit(&ws, &plan).expect_err("cannot write blocked/y.txt");
     assert!(
         matches!(err, EditError::Write { partial: false, .. }),
         "{err:?}"
@@ -1193,7 +1193,7 @@ fn a_commit_failing_part_way_names_what_changed() {
                  --- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\
                  --- a/c.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-c\n";
     let plan = plan_patch(&ws, &ws, patch.as_bytes(), 1).expect("plans");
-    let err = commit::commit_failing_at(&plan, Some(1)).expect_err("injected");
+    let err = commit::commit_failing_at(&ws, &plan, Some(1)).expect_err("injected");
     assert_eq!(err.exit_code(), crate::exit::PARTIAL);
     let (a, b, c) = (ws.join("a.txt"), ws.join("b.txt"), ws.join("c.txt"));
     assert_eq!(
@@ -1220,7 +1220,7 @@ fn a_commit_failing_part_way_names_what_changed() {
     // Failing at the first change: nothing was written, bad input as before (exit 2).
     let (_dir, ws) = workspace(&[file("a.txt", "a\n")]);
     let plan = plan_write(&ws, &ws, Path::new("a.txt"), b"A\n".to_vec()).expect("plans");
-    let err = commit::commit_failing_at(&plan, Some(0)).expect_err("injected");
+    let err = commit::commit_failing_at(&ws, &plan, Some(0)).expect_err("injected");
     assert_eq!(err.exit_code(), crate::exit::BAD_INPUT);
     assert!(err.to_string().ends_with("; nothing was written"), "{err}");
 }
@@ -1231,7 +1231,7 @@ fn commit_refuses_a_file_changed_since_planning() {
     let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n";
     let plan = plan_patch(&ws, &ws, patch.as_bytes(), 1).expect("plans");
     fs::write(ws.join("b.txt"), "edited meanwhile\n").expect("write");
-    let err = commit(&plan).expect_err("stale plan");
+    let err = commit(&ws, &plan).expect_err("stale plan");
     assert!(
         err.to_string()
             .contains("changed on disk since the edit was planned"),
@@ -1422,7 +1422,7 @@ fn commit_refuses_a_file_rewritten_while_it_stages() {
         commit::after_staging::set(move || {
             fs::write(&other, "the other process's\n").expect("rewrite");
         });
-        let err = commit(&plan).expect_err("a file changed while staging");
+        let err = commit(&ws, &plan).expect_err("a file changed while staging");
         assert_eq!(err.exit_code(), crate::exit::BAD_INPUT, "{err}");
         assert_eq!(
             err.to_string(),

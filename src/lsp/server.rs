@@ -1049,7 +1049,7 @@ impl Server {
         }
         let text = match self.docs.get(path) {
             Some(doc) => std::borrow::Cow::Borrowed(doc.text.as_str()),
-            None => match std::fs::read_to_string(path) {
+            None => match crate::regular::read_to_string(path) {
                 Ok(text) => std::borrow::Cow::Owned(text),
                 // Nothing to measure against: the columns stay as the server sent them.
                 Err(_) => return diagnostics,
@@ -1084,5 +1084,5 @@ fn push_ring<T>(ring: &mut VecDeque<T>, cap: usize, item: T) {
 /// counts is what the server will read at the close, and the one file just written
 /// is read back in microseconds.
 fn disk_holds(path: &Path, text: &str) -> bool {
-    std::fs::read(path).is_ok_and(|on_disk| on_disk == text.as_bytes())
+    crate::regular::read(path).is_ok_and(|on_disk| on_disk == text.as_bytes())
 }

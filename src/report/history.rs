@@ -119,7 +119,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
             .files
             .iter()
             .map(|f| JsonFile {
-                path: paths::display(&f.path, view.run_dir),
+                path: paths::display_raw(&f.path, view.run_dir),
                 action: &f.action,
             })
             .collect(),
@@ -140,7 +140,7 @@ fn json_run<'a>(run: &'a Run, view: &View<'_>, with_diagnostics: bool) -> JsonRu
 
 fn json_diagnostic<'a>(d: &'a StoredDiagnostic, view: &View<'_>) -> JsonDiagnostic<'a> {
     JsonDiagnostic {
-        path: paths::display(&d.path, view.run_dir),
+        path: paths::display_raw(&d.path, view.run_dir),
         role: &d.role,
         line: d.line,
         column: d.column,

@@ -123,7 +123,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
         summary.new.warnings += new.warnings;
 
         json_files.push(JsonFile {
-            path: paths::display(&file.path, run_dir),
+            path: paths::display_raw(&file.path, run_dir),
             uri: file_uri(&file.path),
             role: file.role,
             diagnostics: shown
@@ -147,7 +147,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                             .related
                             .iter()
                             .map(|r| JsonRelated {
-                                path: paths::display(&r.path, run_dir),
+                                path: paths::display_raw(&r.path, run_dir),
                                 severity: Level::of(&r.diagnostic).lsp_name(),
                                 message: &r.diagnostic.message,
                                 source: r.diagnostic.source.as_deref(),
@@ -168,7 +168,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
             .applied
             .iter()
             .map(|applied| JsonApplied {
-                path: paths::display(&applied.path, run_dir),
+                path: paths::display_raw(&applied.path, run_dir),
                 action: applied.action,
             })
             .collect(),
@@ -190,7 +190,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
         skipped: report
             .skipped
             .iter()
-            .map(|path| paths::display(path, run_dir))
+            .map(|path| paths::display_raw(path, run_dir))
             .collect(),
         rejected: report.rejected,
         timed_out: report.timed_out,

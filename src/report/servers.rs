@@ -392,7 +392,7 @@ fn build(doctor: &Doctor) -> JsonDoctor<'_> {
             })
             .collect(),
         file: doctor.file.as_ref().map(|file| JsonFile {
-            path: paths::display(&file.path, &doctor.run_dir),
+            path: paths::display_raw(&file.path, &doctor.run_dir),
             extension: file.extension.as_deref(),
             candidates: &file.candidates,
             linters: &file.linters,

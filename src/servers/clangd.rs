@@ -102,7 +102,8 @@ pub fn project_units(spec: &ServerSpec, root: &Path) -> Result<Vec<PathBuf>, Str
         .map_or_else(|| root.to_path_buf(), |d| root.join(d));
     let path = dir.join("compile_commands.json");
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        crate::regular::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let entries: Vec<CompileCommand> =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let units: BTreeSet<PathBuf> = entries

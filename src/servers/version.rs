@@ -58,7 +58,7 @@ fn npm_package_version(path: &Path) -> Option<String> {
         if dir.file_name() == Some(OsStr::new("node_modules")) {
             return None;
         }
-        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+        let Ok(text) = crate::regular::read_to_string(dir.join("package.json")) else {
             continue;
         };
         let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;

@@ -327,7 +327,7 @@ fn agree(before: &Tree, after: &Tree, no_renames: bool) -> Result<(), TestCaseEr
     );
     let plan = lspgate::edit::plan_patch(&ours, &ours, &patch, 1);
     let plan = plan.map_err(|e| TestCaseError::fail(format!("lspgate refused: {e}\n{shown}")))?;
-    lspgate::edit::commit(&plan)
+    lspgate::edit::commit(&ours, &plan)
         .map_err(|e| TestCaseError::fail(format!("lspgate's commit failed: {e}\n{shown}")))?;
     let (got, want) = (read_tree(&ours), read_tree(&theirs));
     prop_assert_eq!(&got, &want, "trees differ\n{}", shown);
@@ -380,7 +380,7 @@ fn the_comparison_notices_a_difference() {
     write_tree(&ws, &before);
     let ws = ws.canonicalize().expect("canonical");
     let plan = lspgate::edit::plan_patch(&ws, &ws, &patch, 1).expect("plans");
-    lspgate::edit::commit(&plan).expect("commits");
+    lspgate::edit::commit(&ws, &plan).expect("commits");
     assert_ne!(read_tree(&ws), wrong);
     assert_eq!(read_tree(&ws), after);
 }

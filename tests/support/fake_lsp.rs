@@ -151,6 +151,11 @@ struct Options {
     /// for every file, as pyright and gopls do (they learn of the disk from the
     /// client only).
     watch_files: bool,
+    /// `--swap-on-initialize DIR=TARGET`: before answering `initialize`, rename the
+    /// root's directory DIR to `DIR.real` and put a symlink to TARGET in its place: a
+    /// workspace changed between an edit's planning and its commit, at a moment the
+    /// client cannot miss (it waits for the answer before it writes).
+    swap_on_initialize: Option<(PathBuf, PathBuf)>,
     /// `--crash-once FILE`: exit 1 on the first `didChange` unless FILE exists, after
     /// creating it, so that only the first of a daemon's servers crashes.
     crash_once: Option<PathBuf>,
@@ -191,6 +196,13 @@ fn parse_args() -> Result<Options, String> {
             "--watch-files" => opts.watch_files = true,
             "--crash-once" => opts.crash_once = Some(value()?.into()),
             "--append-on-change" => opts.append_on_change = Some(value()?.into()),
+            "--swap-on-initialize" => {
+                let value = value()?;
+                let (dir, target) = value
+                    .split_once('=')
+                    .ok_or(format!("--swap-on-initialize: {value:?} is not DIR=TARGET"))?;
+                opts.swap_on_initialize = Some((dir.into(), target.into()));
+            }
             "--log-messages" => {
                 opts.log_messages = value()?
                     .parse()
@@ -551,6 +563,18 @@ impl Server {
                     process::exit(1);
                 }
                 self.root = root_of(&req.params);
+                if let (Some((dir, target)), Some(root)) =
+                    (&self.opts.swap_on_initialize, &self.root)
+                {
+                    let dir = root.join(dir);
+                    let mut real = dir.clone().into_os_string();
+                    real.push(".real");
+                    if let Err(e) = fs::rename(&dir, &real)
+                        .and_then(|()| std::os::unix::fs::symlink(target, &dir))
+                    {
+                        stderr_line(&format!("--swap-on-initialize: {e}"));
+                    }
+                }
                 self.initialize_result()
             }
             "shutdown" => {

@@ -423,7 +423,10 @@ pub fn run(setup: &Setup, call: Call, watcher: Option<Box<dyn Watcher>>) -> Outc
         ),
         Call::History { run, last, limit } => history(setup, run, last, limit),
     };
-    outcome.unwrap_or_else(|e| Outcome::Failed(format!("{e:#}")))
+    // Names in messages are quoted already; no other control character gets through.
+    outcome.unwrap_or_else(|e| {
+        Outcome::Failed(crate::paths::escape_controls(&format!("{e:#}")).into_owned())
+    })
 }
 
 fn reporting(

@@ -77,7 +77,7 @@ pub fn major(version: &str) -> Option<u64> {
 
 /// The `version` of the package at `dir`.
 fn package_version(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+    let text = crate::regular::read_to_string(dir.join("package.json")).ok()?;
     let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
     manifest
         .get("version")?

@@ -25,7 +25,7 @@ pub fn project_files(root: &Path, edited: &[&Path]) -> Option<Vec<PathBuf>> {
         .find(|p| p.is_file());
     let text = config
         .as_ref()
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|p| crate::regular::read_to_string(p).ok())
         .unwrap_or_default();
     let is_js_project = config
         .as_ref()
