@@ -72,7 +72,9 @@ impl Changes {
         self.planned
             .iter()
             .filter(|rel| {
-                let now = fs::read(workspace.join(rel)).ok().map(|b| oid(&b));
+                let now = crate::regular::read(workspace.join(rel))
+                    .ok()
+                    .map(|b| oid(&b));
                 now.as_ref() != self.tree.get(*rel).map(|k| &k.oid)
             })
             .map(|rel| workspace.join(rel))
@@ -191,7 +193,7 @@ pub fn advance(workspace: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
         };
         match fs::symlink_metadata(path) {
             Ok(meta) if meta.is_file() => {
-                let bytes = fs::read(path)?;
+                let bytes = crate::regular::read(path)?;
                 manifest.files.insert(rel, known(&meta, &bytes));
             }
             _ => {
@@ -217,7 +219,7 @@ fn save(workspace: &Path, dir: &Path, files: BTreeMap<String, Known>) -> std::io
         }
         let copy = blobs.join(&known.oid);
         if !copy.exists() {
-            let bytes = fs::read(workspace.join(rel))?;
+            let bytes = crate::regular::read(workspace.join(rel))?;
             // The file may have changed since the walk: keep only the text named.
             if oid(&bytes) != known.oid {
                 continue;
@@ -379,7 +381,7 @@ fn relative(workspace: &Path, path: &Path) -> Option<String> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, EditError> {
-    fs::read(path).map_err(|e| EditError::Path {
+    crate::regular::read(path).map_err(|e| EditError::Path {
         path: path.display().to_string(),
         message: e.to_string(),
     })

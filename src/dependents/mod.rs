@@ -290,7 +290,8 @@ pub fn files_naming(
     let mut found: Vec<PathBuf> = files
         .into_iter()
         .filter(|f| {
-            std::fs::read_to_string(f).is_ok_and(|t| needles.iter().any(|n| t.contains(n.as_str())))
+            crate::regular::read_to_string(f)
+                .is_ok_and(|t| needles.iter().any(|n| t.contains(n.as_str())))
         })
         .collect();
     let over = found.len() > cap;
