@@ -132,27 +132,63 @@ fn clangd_never_passes_a_header_changed_on_disk() {
 }
 
 /// The hooks of `integrations/` replayed as the harness runs them: its recorded JSON
-/// on stdin, through a shell, in the project directory, with lspgate on `PATH`.
+/// on stdin, through its shell, in the project directory, with lspgate on `PATH`; then
+/// what the harness hands the model is read back as the harness reads it.
 mod hooks {
+    use std::ffi::OsStr;
     use std::io::Write;
+    use std::path::PathBuf;
     use std::process::Stdio;
 
     use super::*;
 
-    fn repo_file(rel: &str) -> std::path::PathBuf {
+    fn repo_file(rel: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
     }
 
-    /// Claude Code's `PostToolUse` input after its `Edit` tool, as recorded.
-    fn recorded_input() -> Vec<u8> {
-        fs::read(repo_file(
-            "tests/fixtures/hooks/claude-code-post-tool-use.json",
-        ))
-        .expect("the recorded hook input")
+    /// A harness's recorded hook input (`tests/fixtures/hooks/NAME`).
+    fn recorded(name: &str) -> Vec<u8> {
+        fs::read(repo_file(&format!("tests/fixtures/hooks/{name}")))
+            .expect("the recorded hook input")
     }
 
-    /// Run `command` through `sh -c` as the harness would; its status and stderr.
-    fn run_hook(test: &Test, command: &str) -> (i32, String) {
+    /// A hook's configuration file in `integrations/`.
+    fn config(rel: &str) -> Value {
+        serde_json::from_slice(&fs::read(repo_file(rel)).expect("the hook's configuration"))
+            .expect("the configuration's JSON")
+    }
+
+    /// The command of the first hook of `event` in a Claude Code-shaped `hooks` table
+    /// (Claude Code, Codex CLI and Gemini CLI share it).
+    fn hook_command(config: &Value, event: &str) -> String {
+        config["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .expect("the hook's command")
+            .to_string()
+    }
+
+    /// The hook's matcher: a regex over the harness's tool names.
+    fn hook_matcher(config: &Value, event: &str) -> String {
+        config["hooks"][event][0]["matcher"]
+            .as_str()
+            .expect("the hook's matcher")
+            .to_string()
+    }
+
+    struct Ran {
+        status: i32,
+        stdout: String,
+        stderr: String,
+    }
+
+    /// Run `argv` in the workspace as the harness would: `input` on stdin, lspgate on
+    /// `PATH`, `env` added.
+    fn run_hook<S: AsRef<OsStr>>(
+        test: &Test,
+        argv: &[S],
+        input: &[u8],
+        env: &[(&str, &Path)],
+    ) -> Ran {
         let bin = Path::new(env!("CARGO_BIN_EXE_lspgate"))
             .parent()
             .expect("the binary's directory")
@@ -160,36 +196,40 @@ mod hooks {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs = vec![bin];
         dirs.extend(std::env::split_paths(&path));
-        let mut child = test
-            .command_with("sh")
-            .args(["-c", command])
+        let mut cmd = test.command_with(&argv[0]);
+        cmd.args(&argv[1..])
             .env("PATH", std::env::join_paths(dirs).expect("a PATH"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the hook");
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let mut child = cmd.spawn().expect("start the hook");
         child
             .stdin
             .take()
             .expect("stdin")
-            .write_all(&recorded_input())
+            .write_all(input)
             .expect("write the hook input");
         let out = child.wait_with_output().expect("the hook's end");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        Ran {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
 
-    /// Each hook: silent and 0 with nothing changed; after the harness's write breaks
-    /// two callers, 2 with both on stderr; silent again on the next call.
-    fn replay(command: &str) {
+    /// Each hook: nothing for the model with nothing changed; after the harness's write
+    /// breaks two callers, both in what the model is handed (`hand` gives it, or None
+    /// when the hook stays silent); nothing again on the next call. `setup` installs
+    /// the hook's files in the project, before git's index is taken.
+    fn replay(setup: impl FnOnce(Test) -> Test, hand: impl Fn(&Test) -> Option<String>) {
         if !installed(&PYRIGHT) {
             return;
         }
-        let test = staged(workspace(&PYRIGHT, &[]));
-        assert_eq!(run_hook(&test, command), (0, String::new()));
+        let test = staged(setup(workspace(&PYRIGHT, &[])));
+        assert_eq!(hand(&test), None);
         let a = test.path("a.py");
         let text = fs::read_to_string(&a).expect("a.py");
         fs::write(
@@ -200,30 +240,317 @@ mod hooks {
             ),
         )
         .expect("the harness's write");
-        let (status, stderr) = run_hook(&test, command);
-        assert_eq!(status, 2, "{stderr}");
-        assert!(stderr.contains("b.py:3:"), "{stderr}");
-        assert!(stderr.contains("c.py:5:"), "{stderr}");
-        assert!(!stderr.contains("c.py:3:"), "an old error as new\n{stderr}");
-        assert_eq!(run_hook(&test, command), (0, String::new()));
+        let report = hand(&test).expect("a report for the model");
+        assert!(report.contains("b.py:3:"), "{report}");
+        assert!(report.contains("c.py:5:"), "{report}");
+        assert!(!report.contains("c.py:3:"), "an old error as new\n{report}");
+        assert_eq!(hand(&test), None);
+    }
+
+    /// Claude Code's contract: silent and 0 when clean, the report on stderr and 2.
+    fn exit_two(test: &Test, command: &str) -> Option<String> {
+        let ran = run_hook(
+            test,
+            &["sh", "-c", command],
+            &recorded("claude-code-post-tool-use.json"),
+            &[],
+        );
+        match ran.status {
+            0 => {
+                assert_eq!(ran.stderr, "");
+                None
+            }
+            2 => Some(ran.stderr),
+            status => panic!("exit {status}\n{}", ran.stderr),
+        }
     }
 
     #[test]
     fn the_post_edit_hook_script() {
         let script = repo_file("integrations/post-edit-hook.sh");
-        replay(&format!("sh '{}'", script.display()));
+        replay(
+            |test| test,
+            |test| exit_two(test, &format!("sh '{}'", script.display())),
+        );
     }
 
     #[test]
     fn the_claude_code_settings_hook() {
-        let settings: Value = serde_json::from_slice(
-            &fs::read(repo_file("integrations/claude-code/settings.json")).expect("settings"),
+        let command = hook_command(
+            &config("integrations/claude-code/settings.json"),
+            "PostToolUse",
+        );
+        replay(|test| test, |test| exit_two(test, &command));
+    }
+
+    /// Codex CLI's and Gemini CLI's contract for a hook that adds context: always exit
+    /// 0 (2 would replace the tool's result or fail the tool, though the edit is made),
+    /// nothing on stdout or stderr when clean, else one JSON object whose
+    /// `hookSpecificOutput.additionalContext` the harness adds for the model.
+    fn additional_context(ran: Ran, event: &str) -> Option<String> {
+        assert_eq!(ran.status, 0, "{}{}", ran.stdout, ran.stderr);
+        // Gemini CLI shows a clean hook's stderr to the user as a message.
+        assert_eq!(ran.stderr, "");
+        if ran.stdout.is_empty() {
+            return None;
+        }
+        let answer: Value = serde_json::from_str(&ran.stdout).expect("the hook's JSON answer");
+        assert_eq!(
+            answer["hookSpecificOutput"]["hookEventName"], event,
+            "{answer}"
+        );
+        assert_eq!(
+            answer.as_object().map(|o| o.len()),
+            Some(1),
+            "only context: {answer}"
+        );
+        Some(
+            answer["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .expect("additionalContext")
+                .to_string(),
         )
-        .expect("settings JSON");
-        let command = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
-            .as_str()
-            .expect("the hook's command");
-        replay(command);
+    }
+
+    /// The shared script installed where a harness's configuration expects it.
+    fn with_context_script(test: Test, rel: &str) -> Test {
+        let script = fs::read(repo_file("integrations/post-edit-context.sh")).expect("the script");
+        test.file(rel, script)
+    }
+
+    /// Any report reaches the model as one valid JSON string (tabs, quotes, backslashes,
+    /// control characters, `%`), and a check that did not give 0 or 1 is never clean:
+    /// a scripted `lspgate` stands in, for outputs the real one prints rarely.
+    #[test]
+    fn the_context_script_hands_over_any_report() {
+        let test = Test::new();
+        let script = repo_file("integrations/post-edit-context.sh");
+        // (what the scripted lspgate's printf prints, its exit status, the context)
+        let cases = [
+            (
+                r#"a\tb\\c"d\001e\r%%s\n\nend"#,
+                1,
+                "a\tb\\c\"d\u{1}e\r%s\n\nend",
+            ),
+            (
+                "partial",
+                3,
+                "partial\nlspgate: exit 3: not everything was checked (see the note lines); \
+                 this is not a clean result",
+            ),
+            ("bad", 2, "bad\nlspgate: exit 2: the change was not checked"),
+        ];
+        for (printed, status, context) in cases {
+            // A directory each: an executable rewritten may be busy in a forked child.
+            let bin = test.private_dir("fake").join(format!("exit-{status}"));
+            fs::create_dir(&bin).expect("a directory for the scripted lspgate");
+            let path = std::env::join_paths(std::iter::once(bin.clone()).chain(
+                std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+            ))
+            .expect("a PATH");
+            let fake = bin.join("lspgate");
+            fs::write(
+                &fake,
+                format!("#!/bin/sh\nprintf '{printed}\\n'\nexit {status}\n"),
+            )
+            .expect("the scripted lspgate");
+            fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .expect("chmod the scripted lspgate");
+            let out = test
+                .command_with("sh")
+                .arg(&script)
+                .arg("PostToolUse")
+                .env("PATH", &path)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run the script");
+            let ran = Ran {
+                status: out.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            };
+            assert_eq!(
+                additional_context(ran, "PostToolUse").as_deref(),
+                Some(context),
+                "{printed:?}, exit {status}"
+            );
+        }
+    }
+
+    /// Codex CLI: `.codex/hooks.json`, run after `apply_patch` (its edit tool) and
+    /// `Bash`, with the project's checkout of the script.
+    #[test]
+    fn the_codex_hooks_json() {
+        let config = config("integrations/codex/hooks.json");
+        let command = hook_command(&config, "PostToolUse");
+        if !require_server("node") {
+            return;
+        }
+        let matcher = hook_matcher(&config, "PostToolUse");
+        assert!(
+            ["apply_patch", "Bash"]
+                .iter()
+                .all(|t| matches_tool(&matcher, t)),
+            "{matcher}"
+        );
+        replay(
+            |test| with_context_script(test, ".codex/hooks/post-edit-context.sh"),
+            |test| {
+                // Codex runs `$SHELL -lc COMMAND` in the session's directory; `-c` here,
+                // as a login profile may reset the PATH that leads to this build.
+                let ran = run_hook(
+                    test,
+                    &["sh", "-c", &command],
+                    &recorded("codex-post-tool-use.json"),
+                    &[],
+                );
+                additional_context(ran, "PostToolUse")
+            },
+        );
+    }
+
+    /// Gemini CLI: `.gemini/settings.json`, run after `write_file`, `replace` and
+    /// `run_shell_command`, as `bash -c` with `$GEMINI_PROJECT_DIR` replaced by the
+    /// quoted project directory (and also set), as Gemini CLI does.
+    #[test]
+    fn the_gemini_cli_settings_hook() {
+        let config = config("integrations/gemini-cli/settings.json");
+        let command = hook_command(&config, "AfterTool");
+        if !require_server("node") {
+            return;
+        }
+        let matcher = hook_matcher(&config, "AfterTool");
+        assert!(
+            ["write_file", "replace", "run_shell_command"]
+                .iter()
+                .all(|t| matches_tool(&matcher, t)),
+            "{matcher}"
+        );
+        assert!(!matches_tool(&matcher, "read_file"), "{matcher}");
+        replay(
+            |test| with_context_script(test, ".gemini/hooks/post-edit-context.sh"),
+            |test| {
+                let dir = test.workspace();
+                let expanded =
+                    command.replace("$GEMINI_PROJECT_DIR", &format!("'{}'", dir.display()));
+                let ran = run_hook(
+                    test,
+                    &["bash", "-c", &expanded],
+                    &recorded("gemini-cli-after-tool.json"),
+                    &[("GEMINI_PROJECT_DIR", dir), ("GEMINI_CWD", dir)],
+                );
+                additional_context(ran, "AfterTool")
+            },
+        );
+    }
+
+    /// opencode: the plugin loaded by node (opencode itself runs it under Bun) and its
+    /// `tool.execute.after` called with the recorded `(input, output)` of an `edit`;
+    /// what it leaves in `output.output` is the tool result the model reads.
+    #[test]
+    fn the_opencode_plugin() {
+        if !require_server("node") {
+            return;
+        }
+        replay(
+            |test| test,
+            |test| {
+                let event: Value =
+                    serde_json::from_slice(&recorded("opencode-tool-execute-after.json"))
+                        .expect("the recorded event");
+                let before = event["output"]["output"]
+                    .as_str()
+                    .expect("the tool's output");
+                let after = opencode_after(test, &event);
+                if after == before {
+                    return None;
+                }
+                let report = after
+                    .strip_prefix(&format!("{before}\n\n"))
+                    .unwrap_or_else(|| panic!("the tool's output kept, then the report\n{after}"));
+                Some(report.to_string())
+            },
+        );
+    }
+
+    /// A tool that writes nothing does not run the check: the change is left for the
+    /// next tool that may write.
+    #[test]
+    fn the_opencode_plugin_skips_tools_that_write_nothing() {
+        if !require_server("node") || !installed(&PYRIGHT) {
+            return;
+        }
+        let test = staged(workspace(&PYRIGHT, &[]));
+        let a = test.path("a.py");
+        let text = fs::read_to_string(&a).expect("a.py");
+        fs::write(
+            &a,
+            text.replace(
+                "def greet(name: str)",
+                "def greet(name: str, greeting: str)",
+            ),
+        )
+        .expect("the harness's write");
+        let mut event: Value =
+            serde_json::from_slice(&recorded("opencode-tool-execute-after.json"))
+                .expect("the recorded event");
+        event["input"]["tool"] = "read".into();
+        assert_eq!(opencode_after(&test, &event), "Edit applied successfully.");
+        event["input"]["tool"] = "edit".into();
+        let after = opencode_after(&test, &event);
+        assert!(after.contains("b.py:3:"), "{after}");
+    }
+
+    /// Loads the plugin as opencode does (its named export, called with the project's
+    /// directory), calls its `tool.execute.after` with `event`'s `input` and `output`,
+    /// and gives back `output.output` as the hook left it.
+    fn opencode_after(test: &Test, event: &Value) -> String {
+        const DRIVER: &str = r#"
+const [plugin, event, directory] = process.argv.slice(2)
+const { readFile } = await import("node:fs/promises")
+const { LspgatePlugin } = await import(plugin)
+const hooks = await LspgatePlugin({ directory, worktree: directory })
+const { input, output } = JSON.parse(await readFile(event, "utf8"))
+await hooks["tool.execute.after"](input, output)
+process.stdout.write(JSON.stringify(output.output))
+"#;
+        let dir = test.private_dir("fake");
+        // .mjs: any node reads it as a module (opencode loads the .js itself).
+        let plugin = dir.join("lspgate.mjs");
+        fs::copy(repo_file("integrations/opencode/lspgate.js"), &plugin).expect("the plugin");
+        let driver = dir.join("driver.mjs");
+        fs::write(&driver, DRIVER).expect("the driver");
+        let event_file = dir.join("event.json");
+        fs::write(&event_file, event.to_string()).expect("the event");
+        let ran = run_hook(
+            test,
+            &[
+                OsStr::new("node"),
+                driver.as_os_str(),
+                plugin.as_os_str(),
+                event_file.as_os_str(),
+                test.workspace().as_os_str(),
+            ],
+            b"",
+            &[],
+        );
+        assert_eq!(ran.status, 0, "{}", ran.stderr);
+        serde_json::from_str(&ran.stdout).expect("output.output")
+    }
+
+    /// Whether a hook's `matcher` fires for `tool`, tested as a JavaScript RegExp as
+    /// Gemini CLI tests it (Codex CLI's regex reads these the same).
+    fn matches_tool(matcher: &str, tool: &str) -> bool {
+        let out = std::process::Command::new("node")
+            .args([
+                "-e",
+                "process.exit(new RegExp(process.argv[1]).test(process.argv[2]) ? 0 : 1)",
+                matcher,
+                tool,
+            ])
+            .output()
+            .expect("run node");
+        out.status.success()
     }
 }
 
