@@ -67,6 +67,7 @@ pub fn reporting_run(
         _ => history::Seen::Tree,
     };
     let (job, changes) = plan(request, workspace, setting.run_dir, &loaded.servers)?;
+    let loaded_servers = loaded.servers.clone();
     let ctx = check::Context {
         workspace: workspace.to_path_buf(),
         run_dir: setting.run_dir.to_path_buf(),
@@ -112,10 +113,17 @@ pub fn reporting_run(
     let settled = changes
         .as_ref()
         .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
+    // A run incomplete only for what it could never know still moves the baseline.
+    let known_gap = changes.is_some() && note_disk_checkers(&loaded_servers, &options, &mut report);
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
     pending.complete(invocation, &report, seen);
-    move_baseline(workspace, changes.as_ref().filter(|_| settled), &report);
+    move_baseline(
+        workspace,
+        changes.as_ref().filter(|_| settled),
+        &report,
+        known_gap,
+    );
     Ok(Ran::Done {
         report: Box::new(report),
         options,
@@ -218,14 +226,59 @@ fn settled_change(
     false
 }
 
+/// After `check --changed`: a server whose project-wide check reads the disk
+/// (`WaitProfile::check_after_save`: rust-analyzer's cargo check) has checked the
+/// change already, by the time its word before it is asked (a daemon's server checks
+/// a change it hears of behind its back at once): what it says of the files before
+/// the change cannot be had, and a break it found may pass as "already there" (seen on
+/// itertools: 0 of 3 broken calls reported, exit 0). Never clean, then: exit 3 unless
+/// new errors were found, and a note. The baseline moves all the same: the gate holds
+/// the incomplete run until an edit is checked in full.
+fn note_disk_checkers(
+    servers: &[crate::servers::ServerSpec],
+    options: &model::Options,
+    report: &mut model::Report,
+) -> bool {
+    let disk: Vec<&str> = report
+        .servers
+        .iter()
+        .filter(|r| {
+            servers
+                .iter()
+                .any(|s| s.name == r.name && s.wait.check_after_save)
+        })
+        .map(|r| r.name.as_str())
+        .collect();
+    if disk.is_empty() {
+        return false;
+    }
+    report.notes.push(format!(
+        "check --changed: {} checks the disk, which already holds the change, so its word \
+         before the change cannot be asked for and the files it checks were not compared; \
+         edit through lspgate (patch, edit, write) for an exact check",
+        disk.join(", ")
+    ));
+    let was = report.exit_code;
+    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    was == exit::OK || was == exit::NEW_DIAGNOSTICS
+}
+
 /// After a run: the baseline of `check --changed` takes the tree a complete `check
-/// --changed` saw (`None` for one that is not: it stays, to be checked again), or the
+/// --changed` saw (`None` for one that is not: it stays, to be checked again; one
+/// incomplete only for a `known_gap` moves it), or the
 /// files a run wrote. A baseline that cannot be moved is said, and checked again next
 /// time.
-fn move_baseline(workspace: &Path, changes: Option<&changed::Changes>, report: &model::Report) {
+fn move_baseline(
+    workspace: &Path,
+    changes: Option<&changed::Changes>,
+    report: &model::Report,
+    known_gap: bool,
+) {
     let moved = match changes {
         Some(changes)
-            if report.exit_code == exit::OK || report.exit_code == exit::NEW_DIAGNOSTICS =>
+            if known_gap
+                || report.exit_code == exit::OK
+                || report.exit_code == exit::NEW_DIAGNOSTICS =>
         {
             changed::accept(workspace, changes)
         }
