@@ -138,7 +138,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         &waits,
         &before,
         &targets,
-        write_now,
+        (&tracked, write_now),
         kind,
     );
     notes.extend(verdict.notes);

@@ -10,6 +10,7 @@ use crate::wait::{Outcome, Unsettled};
 
 use super::Kind;
 use super::before::{Before, workspace_servers};
+use super::files::Tracked;
 use super::notify::Targets;
 use super::servers::Group;
 use super::waits::Waits;
@@ -37,7 +38,7 @@ pub(super) fn judge(
     waits: &Waits,
     before: &Before,
     targets: &Targets,
-    written: bool,
+    (tracked, written): (&[Tracked], bool),
     kind: Kind,
 ) -> Verdict {
     let has_cross = !targets.cross.is_empty() || !workspace_servers(pool, groups).is_empty();
@@ -50,6 +51,9 @@ pub(super) fn judge(
     let mut unchecked = unchecked_dependents_notes(ctx, groups);
     if !written && kind.has_change {
         unchecked.extend(unsaved_dependents_notes(ctx, groups));
+    }
+    if !kind.before_is_disk {
+        unchecked.extend(unresolvable_notes(ctx, groups, tracked));
     }
     let incomplete =
         timed_out || !unchecked.is_empty() || groups.iter().any(|g| g.status != ServerStatus::Ok);
@@ -245,6 +249,37 @@ fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
                 g.spec.name,
                 summarize(&paths)
             )
+        })
+        .collect()
+}
+
+/// A review (`check --patch`, `check --changed`, `check --staged`) of a change that
+/// creates or deletes a file, shown to a server that analyses its whole workspace and
+/// resolves imports from the disk (pyright): a cold one read the disk as it is, with
+/// the file already gone (or there), so its word on the importers before the change is
+/// the word after it, and a deleted module's broken imports passed as already there
+/// (exit 0). Such a group's dependents are said not to be compared: one note each.
+fn unresolvable_notes(ctx: &Context, groups: &[Group], tracked: &[Tracked]) -> Vec<String> {
+    groups
+        .iter()
+        .filter(|g| g.server.is_some() && g.spec.wait.workspace_analysis)
+        .filter_map(|g| {
+            let moved: Vec<String> = g
+                .files
+                .iter()
+                .map(|&i| &tracked[i])
+                .filter(|t| t.before.is_none() || t.after.is_none())
+                .map(|t| paths::display(&t.path, &ctx.run_dir))
+                .collect();
+            (!moved.is_empty()).then(|| {
+                format!(
+                    "{} resolves imports from the disk, where {} already is as the change \
+                     leaves it: the files importing it were not compared (edit through \
+                     lspgate for an exact check)",
+                    g.spec.name,
+                    summarize(&moved)
+                )
+            })
         })
         .collect()
 }

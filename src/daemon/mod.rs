@@ -97,6 +97,24 @@ pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
 }
 
 /// One line on stderr, which is the daemon's log file.
+/// The files a review's change already holds on disk (`check --patch`, `check
+/// --changed`): the run shows the servers their old text, then the new, itself, so the
+/// daemon does not announce them beforehand. Announced, a server checks the new text
+/// before the old one can be asked about, and a deletion or a check of the disk
+/// (rust-analyzer's) cannot be taken back in memory: a module deleted behind the
+/// daemon's back passed as clean in `check --changed` (rich and mobx in the corpus's
+/// hook mode).
+fn held_back(job: &check::Job) -> HashSet<PathBuf> {
+    match job {
+        check::Job::Review(plan) => plan
+            .changes
+            .iter()
+            .flat_map(|c| std::iter::once(c.path.clone()).chain(c.renamed_from.clone()))
+            .collect(),
+        _ => HashSet::new(),
+    }
+}
+
 /// `LSPGATE_WATCH_LIMIT`: the directories the daemon's watcher may watch, at most
 /// (inotify watches are a per-user budget other programs share); unset or not a
 /// number, no limit but the system's. A root past it is walked before every run.
@@ -434,7 +452,7 @@ impl Daemon {
             log("a client left before its run started; skipped");
             return Flow::Continue;
         }
-        self.prepare(&req.servers);
+        self.prepare(&req.servers, &held_back(&job));
         if req.progress {
             match stream.try_clone() {
                 Ok(out) => self.pool.observer = Some(progress_sender(out, self.identity.clone())),
@@ -518,7 +536,7 @@ impl Daemon {
     /// having crashed (they never finished starting), so the check starts fresh
     /// ones; a crashed server is kept with its documents, for the check to restart
     /// (`lsp::restart`). Then bring the servers' view back to the disk.
-    fn prepare(&mut self, specs: &[ServerSpec]) {
+    fn prepare(&mut self, specs: &[ServerSpec], held: &HashSet<PathBuf>) {
         for i in self.pool.ids() {
             let crashed = self.pool.crashed(i);
             let server = self.pool.server(i);
@@ -548,7 +566,8 @@ impl Daemon {
             self.pool.stop(i, SHUTDOWN_GRACE);
         }
         self.watch.sync();
-        let announced = self.resync();
+        let mut announced = self.resync(held);
+        announced.extend(held.iter().cloned());
         self.announce_disk_changes(&announced);
         self.name_views();
     }
@@ -592,13 +611,13 @@ impl Daemon {
     /// crashed server's documents are brought up to date too, without sending
     /// anything, so that its restart opens them as they are now. Returns the paths
     /// announced.
-    fn resync(&mut self) -> HashSet<PathBuf> {
+    fn resync(&mut self, held: &HashSet<PathBuf>) -> HashSet<PathBuf> {
         let mut announced = HashSet::new();
         for i in self.pool.ids() {
             let server = self.pool.server(i);
             let mut changed: Vec<(PathBuf, String)> = Vec::new();
             let mut gone: Vec<PathBuf> = Vec::new();
-            for (path, doc) in server.docs() {
+            for (path, doc) in server.docs().filter(|(p, _)| !held.contains(*p)) {
                 match crate::regular::read(path) {
                     Ok(bytes) => match String::from_utf8(bytes) {
                         Ok(text) if text != doc.text => changed.push((path.to_path_buf(), text)),

@@ -118,9 +118,8 @@ fn rust_analyzer_never_passes(daemon: bool) {
     if !installed(&RUST_ANALYZER) {
         return;
     }
-    let mut test = staged(
-        workspace(&RUST_ANALYZER, &[]).file(".gitignore", "target/\nCargo.lock\n"),
-    );
+    let mut test =
+        staged(workspace(&RUST_ANALYZER, &[]).file(".gitignore", "target/\nCargo.lock\n"));
     if daemon {
         test = test.with_daemon();
     }
@@ -667,4 +666,48 @@ mod large_tree {
 #[test]
 fn rust_analyzer_never_passes_a_change_on_disk_through_the_daemon() {
     rust_analyzer_never_passes(true);
+}
+
+/// Module `a` deleted by another process, then `check --changed` through a warm
+/// daemon: its importers' broken imports are new. Before, the daemon announced the
+/// deletion ahead of the check, the servers saw the importers broken before their old
+/// word was asked, and the break passed as already there (exit 0).
+fn a_deleted_module_through_the_daemon(lang: &Lang, importers: &[(&str, u32)], exact: bool) {
+    if !installed(lang) {
+        return;
+    }
+    let test = staged(workspace(lang, &[])).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = changed(test);
+    first.assert_code(0);
+    fs::remove_file(first.workspace().join(lang.error.path)).expect("another tool deletes a");
+    let broken = changed(first.again());
+    if !exact {
+        // pyright started after the deletion resolves imports from the disk: never
+        // clean, and said why.
+        broken.assert_code_in(&[1, 3]);
+        assert!(
+            broken.code == Some(1)
+                || broken
+                    .notes()
+                    .iter()
+                    .any(|n| n.contains("resolves imports from the disk")),
+            "{broken}"
+        );
+        return;
+    }
+    broken.assert_code(1);
+    for (path, line) in importers {
+        assert_error_in(&broken, "project_diagnostics", path, *line);
+    }
+}
+
+#[test]
+fn pyright_a_deleted_module_through_the_daemon() {
+    a_deleted_module_through_the_daemon(&PYRIGHT, &[("b.py", 1), ("c.py", 1)], false);
+}
+
+#[test]
+fn typescript_language_server_a_deleted_module_through_the_daemon() {
+    a_deleted_module_through_the_daemon(&TSLS, &[("b.ts", 1), ("c.ts", 1)], true);
 }
