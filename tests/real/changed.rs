@@ -691,7 +691,7 @@ fn a_deleted_module_through_the_daemon(lang: &Lang, importers: &[(&str, u32)], e
                 || broken
                     .notes()
                     .iter()
-                    .any(|n| n.contains("resolves imports from the disk")),
+                    .any(|n| n.contains("reads the disk, where")),
             "{broken}"
         );
         return;
