@@ -1765,6 +1765,13 @@ fn a_file_written_again_during_check_changed_is_not_passed() {
     let test = Test::new().file("a.fake", "one\n");
     let marker = test.path("a.fake");
     let test = test.fake_server(&["--append-on-change", &marker.display().to_string()]);
+    // Staged: with no baseline yet, the first call measures from git's index.
+    let staged = std::process::Command::new("git")
+        .args(["add", "-A"])
+        .current_dir(test.workspace())
+        .status()
+        .expect("run git add");
+    assert!(staged.success());
     let first = test.args(["check", "--changed"]).run();
     first.assert_code(0);
     std::fs::write(first.workspace().join("a.fake"), "one\ntwo\n").expect("another tool's write");
