@@ -26,7 +26,9 @@ check, after the no-change calls and after the last changed call; VmHWM is the
 lifetime peak, so each later one includes the earlier. The servers are processes of
 their own and are not counted. `check --changed` walks the tree and reads and writes
 its baseline in the CLI process, not the daemon: the CLI's peak (VmHWM, by GNU time,
-when installed) of one more no-change call and of the changed calls is shown too. The baseline is the size on disk of the files under the
+when installed) of one more no-change call and of the changed calls is shown too. So is
+the CPU time of a no-change call: the daemon's (from /proc/PID/stat, over the timed
+calls, per call) and the CLI's (user + system, by GNU time, the one more call). The baseline is the size on disk of the files under the
 data directory's `changed/` (XDG_DATA_HOME is private to the run).
 
 Targets (issue 31): the daemon under 100 MiB resident on the largest corpus project and
@@ -156,6 +158,15 @@ def memory(pid: int | None) -> tuple[int | None, int | None]:
     return proc_kib(pid, "VmRSS"), proc_kib(pid, "VmHWM")
 
 
+def cpu_ms(pid: int | None) -> int | None:
+    """The user and system CPU time `pid` has used, in ms (clock ticks of 10 ms)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, TypeError):
+        return None
+
+
 def disk_bytes(top: Path) -> int:
     return sum(f.stat().st_size for f in top.rglob("*") if f.is_file())
 
@@ -180,12 +191,13 @@ def measure(lspgate: Path, label: str, root: Path, edited: str, change, undo, ru
         cmd = base + args + GATE_ARGS
         with tempfile.NamedTemporaryFile(mode="r") as hwm:
             if peak and GNU_TIME:
-                cmd = [GNU_TIME, "-f", "%M", "-o", hwm.name, *cmd]
+                cmd = [GNU_TIME, "-f", "%M %U %S", "-o", hwm.name, *cmd]
             wall, code, out, err = run_measured(cmd, root, env)
             if peak and GNU_TIME:
                 try:
-                    peaks[peak] = max(peaks.get(peak, 0),
-                                      int(hwm.read().strip().splitlines()[-1]))
+                    kib, user, system = hwm.read().strip().splitlines()[-1].split()
+                    peaks[peak] = max(peaks.get(peak, 0), int(kib))
+                    peaks[peak + "_cpu"] = (float(user) + float(system)) * 1000
                 except (ValueError, IndexError):
                     pass
         if code not in want:
@@ -199,9 +211,13 @@ def measure(lspgate: Path, label: str, root: Path, edited: str, change, undo, ru
         pid = daemon_status(base, root, env).get("pid")
         row["mem_warm"] = memory(pid)
         row["first_changed"], _ = gate(["check", "--changed"], "first check --changed", (0,))
+        before = cpu_ms(pid)
         row["no_change"] = median([w for w in (gate(["check", "--changed"],
                                                     "no-change check --changed", (0,))[0]
                                                for _ in range(runs)) if w == w])
+        after = cpu_ms(pid)
+        row["daemon_cpu"] = (after - before) / runs \
+            if before is not None and after is not None else None
         # One more, for the CLI's peak: GNU time is not in the timed calls.
         gate(["check", "--changed"], "no-change check --changed", (0,), peak="cli_no_change")
         row["mem_no_change"] = memory(pid)
@@ -324,7 +340,8 @@ def main() -> int:
               f"({', '.join(str(e) for e in r.get('new_errors', []))} new errors)",
               fmt_mem(r.get("mem_warm")), fmt_mem(r.get("mem_no_change")),
               fmt_mem(r.get("mem_changed")), fmt_bytes(r.get("baseline")),
-              f"{fmt_kib(r.get('cli_no_change'))} / {fmt_kib(r.get('cli_changed'))}"]
+              f"{fmt_kib(r.get('cli_no_change'))} / {fmt_kib(r.get('cli_changed'))}",
+              f"{fmt_ms(r.get('daemon_cpu'))} / {fmt_ms(r.get('cli_no_change_cpu'))}"]
              for r in rows]
     table(f"The daemon's own memory (VmRSS / VmHWM MiB, its servers apart) and `check "
           f"--changed` wall times (ms; no change: median of {runs}, a change: median of "
@@ -333,7 +350,8 @@ def main() -> int:
            "first --changed ms (from the git index)", "no-change --changed ms",
            "changed --changed ms", "daemon after warm check", "after no-change calls",
            "after changed calls", "--changed baseline on disk",
-           "CLI peak MiB, no change / changed"], lines)
+           "CLI peak MiB, no change / changed",
+           "no-change call CPU ms, daemon / CLI"], lines)
     over = [f"{r['label']}: daemon VmHWM {r['mem_changed'][1] / 1024:.1f} MiB"
             for r in rows if r.get("mem_changed") and r["mem_changed"][1]
             and r["mem_changed"][1] > 100 * 1024]
