@@ -3,8 +3,8 @@
 # `lspgate mcp` tests drive (the official Python SDK, in a venv), check formatting,
 # the module structure (scripts/check-structure.py: no cycle, no over-long function)
 # and lints, run the whole test suite (fake-server and real-server tests), then the
-# edit-latency, daemon-latency, TypeScript 7 and real-project corpus benches in smoke
-# mode (they check the tables are produced, not the numbers).
+# edit-latency, daemon-latency, daemon-memory, TypeScript 7 and real-project corpus
+# benches in smoke mode (they check the tables are produced, not the numbers).
 # With CI=true (as .ci/run sets it) a missing language server (or MCP client) fails
 # its tests instead of being noted and passed over.
 #
@@ -33,6 +33,7 @@ bench_smoke() {
   LSPGATE="$lspgate" bash bench/daemon-latency.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/corpus.sh --smoke || status=1
   LSPGATE="$lspgate" bash bench/typescript7.sh --smoke || status=1
+  LSPGATE="$lspgate" bash bench/daemon-memory.sh --smoke || status=1
   return $status
 }
 
