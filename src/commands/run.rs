@@ -83,7 +83,10 @@ pub fn reporting_run(
              changes anything), nothing was written"
         )
     })?;
-    let report = if options.no_daemon {
+    // A review of nothing (`check --changed` with nothing changed) asks no server:
+    // answered here, with no daemon to wake or start.
+    let nothing = matches!(&job, check::Job::Review(plan) if plan.changes.is_empty());
+    let report = if options.no_daemon || nothing {
         run_in_process(&ctx, job, watcher.take())
     } else {
         match daemon::client::run(&ctx, &job, watcher.as_mut(), setting.trust_project) {
