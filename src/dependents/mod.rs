@@ -254,21 +254,7 @@ fn read_all(root: &Path, extensions: &[String]) -> (Vec<(PathBuf, String)>, bool
 /// there were more.
 pub fn files_under(root: &Path, extensions: &[String], cap: usize) -> (Vec<PathBuf>, bool) {
     let mut found = Vec::new();
-    let walk = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .filter_entry(|e| e.file_name() != "node_modules")
-        .build()
-        .flatten()
-        .filter(|entry| {
-            entry.file_type().is_some_and(|t| t.is_file())
-                && entry
-                    .path()
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| extensions.iter().any(|x| x == e))
-        });
-    for entry in walk {
+    for entry in files_of(root, extensions, true) {
         if found.len() == cap {
             return (found, true);
         }
@@ -301,12 +287,25 @@ pub fn files_naming(
 
 /// The first file under `root` with one of `extensions` (the walk's order), if any.
 pub fn any_file(root: &Path, extensions: &[String]) -> Option<PathBuf> {
+    files_of(root, extensions, false)
+        .next()
+        .map(|entry| entry.into_path())
+}
+
+/// The walk of the files under `root` with one of `extensions`, .gitignore honoured,
+/// hidden entries skipped, and `node_modules` too with `skip_packages`.
+fn files_of<'a>(
+    root: &Path,
+    extensions: &'a [String],
+    skip_packages: bool,
+) -> impl Iterator<Item = ignore::DirEntry> + 'a {
     ignore::WalkBuilder::new(root)
         .hidden(true)
         .git_ignore(true)
+        .filter_entry(move |e| !skip_packages || e.file_name() != "node_modules")
         .build()
         .flatten()
-        .find(|entry| {
+        .filter(|entry| {
             entry.file_type().is_some_and(|t| t.is_file())
                 && entry
                     .path()
@@ -314,7 +313,6 @@ pub fn any_file(root: &Path, extensions: &[String]) -> Option<PathBuf> {
                     .and_then(|e| e.to_str())
                     .is_some_and(|e| extensions.iter().any(|x| x == e))
         })
-        .map(|entry| entry.into_path())
 }
 
 #[cfg(test)]

@@ -127,17 +127,23 @@ const ESLINT_CONFIGS: &[&str] = &[
     "package.json:\"eslintConfig\"",
 ];
 
+/// ESLint's configuration files by name, and `package.json`: where its root is, and
+/// what it reads as its configuration.
+fn eslint_files() -> Vec<String> {
+    ESLINT_CONFIGS
+        .iter()
+        .filter(|m| !m.contains(':'))
+        .chain(&["package.json"])
+        .map(|s| s.to_string())
+        .collect()
+}
+
 /// ESLint, a linter beside the TypeScript server, only where the project configures
 /// it: without a config it has no rules to apply, and errors out. Pull only, like
 /// TypeScript 7.
 pub(super) fn eslint() -> ServerSpec {
     ServerSpec {
-        root_markers: ESLINT_CONFIGS
-            .iter()
-            .filter(|m| !m.contains(':'))
-            .chain(&["package.json"])
-            .map(|s| s.to_string())
-            .collect(),
+        root_markers: eslint_files(),
         // vscode-eslint-language-server asks for section "" (the whole object)
         // per document, and fails a document whose settings lack these keys.
         settings: json!({
@@ -165,12 +171,7 @@ pub(super) fn eslint() -> ServerSpec {
         coverage: Coverage {
             role: Role::Linter,
             config_files: strs(ESLINT_CONFIGS),
-            configuration: ESLINT_CONFIGS
-                .iter()
-                .filter(|m| !m.contains(':'))
-                .chain(&["package.json"])
-                .map(|s| s.to_string())
-                .collect(),
+            configuration: eslint_files(),
             needs_config: true,
             dependents: Dependents::None,
             ..Coverage::default()
