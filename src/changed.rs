@@ -91,7 +91,8 @@ impl Changes {
                     .into(),
             ),
             Since::Nothing => Some(
-                "check --changed: no earlier check here and no git repository: the tree as it \
+                "check --changed: no earlier check here and no git repository, so what \
+                 changed before this call cannot be known and was not checked; the tree as it \
                  is now is the baseline of the next call"
                     .into(),
             ),

@@ -1791,3 +1791,19 @@ fn a_file_written_again_during_check_changed_is_not_passed() {
     );
     again.assert_code(3);
 }
+
+/// `check --changed` outside git, with no earlier call: what changed before it cannot
+/// be known, so it is not clean (exit 3), and the next call measures from it.
+#[test]
+fn check_changed_with_nothing_to_measure_from_is_not_clean() {
+    let test = Test::new().file("a.fake", "one\n").fake_server(&[]);
+    std::fs::remove_dir_all(test.path(".git")).expect("no git");
+    let first = test.args(["check", "--changed"]).run();
+    first.assert_code(3);
+    assert!(
+        first.notes().iter().any(|n| n.contains("cannot be known")),
+        "{first}"
+    );
+    let next = first.again().args(["check", "--changed"]).run();
+    next.assert_code(0);
+}

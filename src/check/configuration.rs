@@ -57,6 +57,7 @@ pub(super) fn add_groups(
             .filter(|s| !s.disabled && s.configured_by(&t.path))
             .collect();
         let mut governs_any = false;
+        let mut used_elsewhere: Option<&str> = None;
         for spec in readers {
             let Some(dir) = t.path.parent() else { continue };
             let (mut files, mut more) =
@@ -74,12 +75,13 @@ pub(super) fn add_groups(
                 files.extend(importers.into_iter().filter(|f| !f.starts_with(dir)));
                 more |= stopped;
             }
-            let files: Vec<PathBuf> = files
-                .into_iter()
-                .filter(|f| !tracked.iter().any(|t| &t.path == f))
-                .collect();
             let roots = by_root(ctx, spec, files);
             if roots.is_empty() {
+                // Files elsewhere may read it all the same (a tsconfig they extend).
+                let (elsewhere, _) = dependents::files_under(&ctx.workspace, &spec.extensions, 1);
+                if !elsewhere.is_empty() {
+                    used_elsewhere.get_or_insert(&spec.name);
+                }
                 continue;
             }
             governs_any = true;
@@ -95,12 +97,26 @@ pub(super) fn add_groups(
                 break;
             }
             for (root, files) in roots {
+                // The run's own files are checked as such, not as dependents.
+                let files = files
+                    .into_iter()
+                    .filter(|f| !tracked.iter().any(|t| &t.path == f))
+                    .collect();
                 let g = group_at(&mut out.groups, spec, root);
                 g.configuration.push(i);
                 govern(g, files, more);
             }
         }
-        if governs_any {
+        if let (false, Some(name)) = (governs_any, used_elsewhere) {
+            out.notes.push(format!(
+                "{}: {name} reads it as configuration, and no file it checks is under its \
+                 directory; files elsewhere may read it (a tsconfig they extend), so they \
+                 were not checked",
+                paths::display(&t.path, &ctx.run_dir)
+            ));
+            out.unchecked_files = true;
+        }
+        if governs_any || used_elsewhere.is_some() {
             out.skipped.retain(|p| p != &t.path);
         }
     }

@@ -117,7 +117,10 @@ pub fn reporting_run(
         .as_ref()
         .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
     // A run incomplete only for what it could never know still moves the baseline.
-    let known_gap = changes.is_some() && note_disk_checkers(&loaded_servers, &options, &mut report);
+    let known_gap = changes.as_ref().is_some_and(|c| {
+        let disk = note_disk_checkers(&loaded_servers, &options, &mut report);
+        disk || c.since == changed::Since::Nothing
+    });
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
     pending.complete(invocation, &report, seen);
@@ -213,6 +216,10 @@ fn settled_change(
     report: &mut model::Report,
 ) -> bool {
     report.notes.extend(changes.note());
+    if changes.since == changed::Since::Nothing {
+        // Nothing to measure from: never a clean result.
+        report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    }
     let moved = changes.moved_since(workspace);
     if moved.is_empty() {
         return true;

@@ -332,3 +332,28 @@ fn an_export_moved_in_a_workspace_package_breaks_the_package_importing_it() {
     out.assert_code(1);
     assert_error_in(&out, "project_diagnostics", "packages/app/src/main.ts", 1);
 }
+
+/// A tsconfig other projects extend, in a directory of no TypeScript file of its own:
+/// what it governs lies elsewhere, unseen by the walk of its directory. Never clean.
+#[test]
+fn a_base_tsconfig_extended_from_elsewhere_is_not_passed() {
+    let out = config_edit(
+        Test::new()
+            .watchdog(WATCHDOG)
+            .file(
+                "config/tsconfig.base.json",
+                "{ \"compilerOptions\": { \"strict\": false } }\n",
+            )
+            .file(
+                "tsconfig.json",
+                "{ \"extends\": \"./config/tsconfig.base.json\" }\n",
+            )
+            .file("a.ts", "export function f(x) { return x; }\n"),
+        "config/tsconfig.base.json",
+        "\"strict\": false",
+        "\"strict\": true",
+        &[],
+    );
+    out.assert_code(3);
+    assert_note(&out, "files elsewhere may read it");
+}
