@@ -24,6 +24,7 @@ pub mod error;
 pub mod exit;
 pub mod history;
 pub mod invocation;
+pub mod json_prefix;
 pub mod lsp;
 pub mod model;
 pub mod paths;

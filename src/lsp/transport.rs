@@ -419,83 +419,21 @@ struct Probe {
 }
 
 /// The `method`, `params.uri` and `params.version` of a message, read from its start
-/// (`head`) without parsing it: strings and nesting are followed, nothing is built.
-/// `None` for what `head` does not hold.
+/// (`head`) without parsing it (`json_prefix`). `None` for what `head` does not hold.
 fn probe(head: &[u8]) -> Probe {
-    let mut found = Probe::default();
-    // The current key of each open object, from the top ("" in an array or before
-    // the first key).
-    let mut keys: Vec<&[u8]> = Vec::new();
-    let decode = |token: &[u8]| serde_json::from_slice::<String>(token).ok();
-    let mut i = 0;
-    while i < head.len()
-        && (found.method.is_none() || found.uri.is_none() || found.version.is_none())
-    {
-        match head[i] {
-            b'"' => {
-                let Some(end) = string_end(head, i) else {
-                    break;
-                };
-                let token = &head[i..=end];
-                let next = end
-                    + 1
-                    + head[end + 1..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                if head.get(next) == Some(&b':') {
-                    if let Some(key) = keys.last_mut() {
-                        *key = token;
-                    }
-                    i = next + 1;
-                    continue;
-                }
-                match keys.as_slice() {
-                    [b"\"method\""] => found.method = decode(token),
-                    [b"\"params\"", b"\"uri\""] => found.uri = decode(token),
-                    _ => {}
-                }
-                i = end + 1;
-                continue;
-            }
-            b'-' | b'0'..=b'9' => {
-                let len = head[i..]
-                    .iter()
-                    .take_while(|b| b.is_ascii_digit() || **b == b'-')
-                    .count();
-                // One cut by the end of `head` may go on.
-                let at_version = matches!(keys.as_slice(), [b"\"params\"", b"\"version\""]);
-                if at_version && i + len < head.len() {
-                    found.version = std::str::from_utf8(&head[i..i + len])
-                        .ok()
-                        .and_then(|n| n.parse().ok());
-                }
-                i += len;
-                continue;
-            }
-            b'{' | b'[' => keys.push(b""),
-            b'}' | b']' => {
-                keys.pop();
-            }
-            _ => {}
-        }
-        i += 1;
+    let [method, uri, version] = crate::json_prefix::scalars_in_head(
+        head,
+        [&["method"], &["params", "uri"], &["params", "version"]],
+    );
+    let text = |v: Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => Some(s),
+        _ => None,
+    };
+    Probe {
+        method: text(method),
+        uri: text(uri),
+        version: version.and_then(|v| v.as_i64()),
     }
-    found
-}
-
-/// The index of the quote that closes the string opening at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut escaped = false;
-    for (i, &b) in text.iter().enumerate().skip(start + 1) {
-        match b {
-            _ if escaped => escaped = false,
-            b'\\' => escaped = true,
-            b'"' => return Some(i),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Cut `text` to at most `max` bytes, at a character boundary. `String::truncate`

@@ -361,33 +361,11 @@ fn oversized_id(head: &[u8], tail: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// Scans `head` from the start of the line, tracking strings and nesting.
+/// The `id` member of the top-level object, read from the line's start
+/// (`json_prefix`).
 fn id_in_head(head: &[u8]) -> Option<Value> {
-    let mut i = skip_ws(head, 0);
-    if head.get(i) != Some(&b'{') {
-        return None;
-    }
-    let mut depth = 0usize;
-    while i < head.len() {
-        match head[i] {
-            b'"' => {
-                let end = string_end(head, i)?;
-                if depth == 1 && &head[i..=end] == b"\"id\"" {
-                    let colon = skip_ws(head, end + 1);
-                    if head.get(colon) == Some(&b':') {
-                        return value_at(head, skip_ws(head, colon + 1), false);
-                    }
-                }
-                i = end + 1;
-                continue;
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.checked_sub(1)?,
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    let [id] = crate::json_prefix::scalars_in_head(head, [&["id"]]);
+    id
 }
 
 /// The id when it is the top-level object's last member: the line ends
@@ -418,59 +396,13 @@ fn id_at_end(tail: &[u8]) -> Option<Value> {
                 .filter(|&at| at < body.len())?
         }
     };
-    let value = value_at(body, start, true)?;
+    let value = crate::json_prefix::scalar_at(body, start, true)?;
     let before = body[..start]
         .trim_ascii_end()
         .strip_suffix(b":")?
         .trim_ascii_end();
     let before = before.strip_suffix(b"\"id\"")?;
     matches!(before.trim_ascii_end().last(), Some(b',' | b'{')).then_some(value)
-}
-
-/// A string or number that starts at `at`; `ends_here` when the end of `text` ends
-/// it too (else a number that runs to the end may go on).
-fn value_at(text: &[u8], at: usize, ends_here: bool) -> Option<Value> {
-    match *text.get(at)? {
-        b'"' => {
-            let end = string_end(text, at)?;
-            serde_json::from_slice::<String>(&text[at..=end])
-                .ok()
-                .map(Value::String)
-        }
-        b'-' | b'0'..=b'9' => {
-            let len = text[at..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
-                .count();
-            if at + len >= text.len() && !ends_here {
-                return None;
-            }
-            serde_json::from_slice::<serde_json::Number>(&text[at..at + len])
-                .ok()
-                .map(Value::Number)
-        }
-        _ => None,
-    }
-}
-
-/// The index of the quote closing the string that opens at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut escaped = false;
-    for (i, &b) in text.iter().enumerate().skip(start + 1) {
-        match b {
-            _ if escaped => escaped = false,
-            b'\\' => escaped = true,
-            b'"' => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-fn skip_ws(text: &[u8], from: usize) -> usize {
-    from + text.get(from..).map_or(0, |rest| {
-        rest.iter().take_while(|b| b.is_ascii_whitespace()).count()
-    })
 }
 
 #[cfg(test)]
