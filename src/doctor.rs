@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use crate::config::{self, ConfigError};
 use crate::paths::normalize;
 use crate::servers::{Origin, Role, ServerSpec, version};
-use crate::workspace;
 
 /// How long a `--version` probe may run before it is killed and its server shown as
 /// "installed" with no version.
@@ -288,7 +287,7 @@ fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplana
                 Reason::Fallback { missing }
             }
         };
-        let root = workspace::server_root(path, &spec.root_markers, workspace);
+        let (root, _) = spec.root_of(path, workspace);
         let root_marker = spec
             .root_markers
             .iter()

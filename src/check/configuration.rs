@@ -25,7 +25,6 @@ use crate::lsp::restart::NotRestarted;
 use crate::model::ServerStatus;
 use crate::paths;
 use crate::servers::ServerSpec;
-use crate::workspace;
 
 use super::before::{self, MAX_DEPENDENTS};
 use super::files::Tracked;
@@ -155,7 +154,7 @@ fn package_names(t: &Tracked) -> Vec<String> {
 fn by_root(ctx: &Context, spec: &ServerSpec, files: Vec<PathBuf>) -> Vec<(PathBuf, Vec<PathBuf>)> {
     let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
     for f in files {
-        let root = workspace::server_root(&f, &spec.root_markers, &ctx.workspace);
+        let (root, _) = spec.root_of(&f, &ctx.workspace);
         match roots.iter_mut().find(|(r, _)| *r == root) {
             Some((_, list)) => list.push(f),
             None => roots.push((root, vec![f])),

@@ -87,7 +87,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
 
     // --dry-run and --reject keep the disk as it is for now.
     let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
-    let mut resolved = servers::resolve(ctx, &tracked, write_now);
+    let mut resolved = servers::resolve(ctx, &tracked, write_now, kind.has_change);
     configuration::add_groups(ctx, &tracked, kind, write_now, &mut resolved);
     let servers::Resolved {
         mut groups,
@@ -170,7 +170,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         cross_files_checked: dependents_checked(&compared.files),
         files: compared.files,
         fixed: compared.fixed,
-        servers: groups.iter().map(server_report).collect(),
+        servers: groups.iter().map(|g| server_report(g, &tracked)).collect(),
         notes,
         skipped,
         cross_file_secs: waits.cross_secs,
@@ -200,14 +200,33 @@ fn applied(tracked: &[files::Tracked], kind: Kind) -> Vec<Applied> {
         .collect()
 }
 
-fn server_report(g: &servers::Group) -> ServerReport {
+fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport {
     ServerReport {
         name: g.spec.name.clone(),
         status: g.status,
         primary_ms: g.primary_ms,
         cross_file_ms: g.cross_file_ms,
         detail: g.detail.clone(),
+        root: g.root.clone(),
+        packages: packages_checked(g, tracked),
     }
+}
+
+/// The monorepo packages group `g` checked: those of its files and dependents, or
+/// every package for a server that analyses its whole workspace. None when its
+/// server did not run, or outside a monorepo.
+fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<String> {
+    let Some(m) = g.monorepo() else {
+        return Vec::new();
+    };
+    if g.server.is_none() || g.status != crate::model::ServerStatus::Ok {
+        return Vec::new();
+    }
+    if g.spec.wait.workspace_analysis {
+        return servers::Group::packages_of(&m, m.packages.iter().map(|p| p.dir.as_path()));
+    }
+    let files = g.files.iter().map(|&i| tracked[i].path.as_path());
+    servers::Group::packages_of(&m, files.chain(g.dependents.iter().map(PathBuf::as_path)))
 }
 
 /// Up to three paths, and how many more.

@@ -81,6 +81,29 @@ impl Group {
     }
 }
 
+impl Group {
+    /// The monorepo this group's server checks from its root, if it does.
+    pub(super) fn monorepo(&self) -> Option<workspace::Monorepo> {
+        workspace::monorepo::at(&self.root)
+            .into_iter()
+            .find(|m| self.spec.coverage.monorepos.contains(&m.kind))
+    }
+
+    /// The names of the monorepo packages `paths` are in, sorted, each once.
+    pub(super) fn packages_of<'p>(
+        m: &workspace::Monorepo,
+        paths: impl IntoIterator<Item = &'p std::path::Path>,
+    ) -> Vec<String> {
+        let mut names: Vec<String> = paths
+            .into_iter()
+            .filter_map(|p| m.package_of(p).map(|p| p.name.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
 /// What resolving the files' servers found besides the groups.
 #[derive(Default)]
 pub(super) struct Resolved {
@@ -95,7 +118,14 @@ pub(super) struct Resolved {
 /// Each file's server and root, grouped by server instance. A server started for
 /// this run alone, to check an edit `written` to disk that creates no file, is set up
 /// for that (`servers::for_one_written_edit`).
-pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Resolved {
+/// A change in a monorepo lspgate cannot map (`workspace::Unmapped`) is not checked
+/// in the other packages.
+pub(super) fn resolve(
+    ctx: &Context,
+    tracked: &[Tracked],
+    written: bool,
+    has_change: bool,
+) -> Resolved {
     let mut out = Resolved::default();
     for (i, t) in tracked.iter().enumerate() {
         let specs = config::servers_for(&ctx.servers, &t.path, &ctx.workspace);
@@ -135,7 +165,12 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Reso
         }
         // Every server of the file checks it, each in a group of its own.
         for spec in specs {
-            let root = workspace::server_root(&t.path, &spec.root_markers, &ctx.workspace);
+            let (root, unmapped) = spec.root_of(&t.path, &ctx.workspace);
+            if let Some(u) = unmapped
+                && has_change
+            {
+                note_unmapped(ctx, &u, &t.path, &mut out);
+            }
             match out
                 .groups
                 .iter_mut()
@@ -154,6 +189,30 @@ pub(super) fn resolve(ctx: &Context, tracked: &[Tracked], written: bool) -> Reso
         }
     }
     out
+}
+
+/// A monorepo manifest lspgate cannot map around a changed file: its other packages
+/// may import the file and were not checked. Once per manifest and run.
+fn note_unmapped(
+    ctx: &Context,
+    u: &workspace::Unmapped,
+    file: &std::path::Path,
+    out: &mut Resolved,
+) {
+    let manifest = paths::display(&u.manifest, &ctx.run_dir);
+    if out
+        .notes
+        .iter()
+        .any(|n| n.starts_with(&format!("{manifest}: ")))
+    {
+        return;
+    }
+    out.notes.push(format!(
+        "{manifest}: a monorepo lspgate cannot map ({}): its packages other than {}'s were not checked",
+        u.why,
+        paths::display(file, &ctx.run_dir)
+    ));
+    out.unchecked_files = true;
 }
 
 /// The dependents each group asks about, by what its server can say of them

@@ -58,6 +58,7 @@ pub(super) fn judge(
     let incomplete =
         timed_out || !unchecked.is_empty() || groups.iter().any(|g| g.status != ServerStatus::Ok);
     notes.extend(unchecked);
+    notes.extend(packages_not_checked(ctx, groups, waits));
     Verdict {
         timed_out,
         incomplete,
@@ -132,6 +133,40 @@ fn judge_servers(
         }
     }
     timed_out
+}
+
+/// In a monorepo checked from its root, the packages a server that is not ok left
+/// unchecked, one note per server: those of the files a wait left unsettled, or every
+/// package when the server did not check at all (missing, failed, crashed) or did not
+/// say which files it left.
+fn packages_not_checked(ctx: &Context, groups: &[Group], waits: &Waits) -> Vec<String> {
+    let mut notes = Vec::new();
+    for g in groups.iter().filter(|g| g.status != ServerStatus::Ok) {
+        let Some(m) = g.monorepo() else { continue };
+        let unsettled: Vec<&Unsettled> = [&waits.primary, &waits.cross]
+            .into_iter()
+            .flat_map(|o| o.unsettled.iter())
+            .filter(|u| Some(u.server) == g.server)
+            .collect();
+        let names = if g.status == ServerStatus::Timeout
+            && unsettled.iter().all(|u| u.path.is_some())
+            && !unsettled.is_empty()
+        {
+            Group::packages_of(&m, unsettled.iter().filter_map(|u| u.path.as_deref()))
+        } else {
+            Group::packages_of(&m, m.packages.iter().map(|p| p.dir.as_path()))
+        };
+        if names.is_empty() {
+            continue;
+        }
+        notes.push(format!(
+            "{}: packages of the monorepo at {} not checked: {}",
+            g.spec.name,
+            paths::display(&m.root, &ctx.run_dir),
+            summarize(&names)
+        ));
+    }
+    notes
 }
 
 /// What server `s` left unsettled in a wait, as a note, or `None`.

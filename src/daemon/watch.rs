@@ -328,8 +328,9 @@ impl Watch {
 /// its `root` and the directories above it up to `workspace` (`go.mod`,
 /// `tsconfig.json`, `pyrightconfig.json`, ...: `ServerSpec::configured_by`), each by
 /// name, size and modification time. A server reads them once, when it starts: the
-/// daemon starts one afresh when this changes behind its back. (A configuration file
-/// below the root, a nested package's `package.json`, is not looked at.)
+/// daemon starts one afresh when this changes behind its back. A server checking a
+/// monorepo from its root reads each member package's too (its `tsconfig.json`,
+/// `go.mod`); another configuration file below the root is not looked at.
 pub fn configuration_stamp(
     spec: &crate::servers::ServerSpec,
     root: &Path,
@@ -337,8 +338,13 @@ pub fn configuration_stamp(
 ) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    let mut dir = Some(root);
-    while let Some(d) = dir.filter(|d| d.starts_with(workspace)) {
+    let members: Vec<PathBuf> = crate::workspace::monorepo::at(root)
+        .into_iter()
+        .filter(|m| spec.coverage.monorepos.contains(&m.kind))
+        .flat_map(|m| m.packages.into_iter().map(|p| p.dir))
+        .collect();
+    let above = root.ancestors().filter(|d| d.starts_with(workspace));
+    for d in members.iter().map(PathBuf::as_path).chain(above) {
         let mut found: Vec<(PathBuf, Stamp)> = fs::read_dir(d)
             .into_iter()
             .flatten()
@@ -352,7 +358,6 @@ pub fn configuration_stamp(
             stamp.len.hash(&mut hasher);
             stamp.modified.hash(&mut hasher);
         }
-        dir = d.parent();
     }
     hasher.finish()
 }

@@ -3,6 +3,7 @@
 //! an import takes and may find one in a string or comment. That errs towards more
 //! dependents, which costs time, never a missed break.
 
+use crate::workspace::MonorepoKind;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -65,8 +66,11 @@ pub struct Resolver<'a> {
     /// tsconfig's `baseUrl` (absolute) and `paths`.
     base_url: Option<PathBuf>,
     paths: Vec<(String, Vec<String>)>,
-    /// `go.mod`'s module path and the directory it is in.
-    go_module: Option<(String, PathBuf)>,
+    /// Go module paths and their directories: the root's `go.mod`, and a
+    /// `go.work`'s modules.
+    go_modules: Vec<(String, PathBuf)>,
+    /// The monorepo's script packages, imported by name: name, directory, manifest.
+    packages: Vec<(String, PathBuf, serde_json::Value)>,
 }
 
 /// TypeScript's resolution order for a specifier without an extension (`./x` is
@@ -80,7 +84,30 @@ impl<'a> Resolver<'a> {
         let mut module_of = HashMap::new();
         let mut by_name: HashMap<String, Vec<PathBuf>> = HashMap::new();
         let mut by_dir: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
-        let python_roots = [root.to_path_buf(), root.join("src")];
+        let monorepos = crate::workspace::monorepo::at(root);
+        let members = |kind: MonorepoKind| {
+            monorepos
+                .iter()
+                .filter(move |m| m.kind == kind)
+                .flat_map(|m| m.packages.iter())
+        };
+        // A uv workspace's members are importable from one another (installed
+        // editable in its environment): each member's directory and `src/` are
+        // import roots like the root's.
+        let mut python_roots = vec![root.to_path_buf(), root.join("src")];
+        for p in members(MonorepoKind::Uv) {
+            python_roots.extend([p.dir.clone(), p.dir.join("src")]);
+        }
+        let mut go_modules: Vec<(String, PathBuf)> = go_module(root).into_iter().collect();
+        go_modules.extend(members(MonorepoKind::GoWork).map(|p| (p.name.clone(), p.dir.clone())));
+        let packages = members(MonorepoKind::Node)
+            .chain(members(MonorepoKind::TsReferences))
+            .filter_map(|p| {
+                let text = crate::regular::read_to_string(p.dir.join("package.json")).ok()?;
+                let manifest = serde_json::from_str(&text).ok()?;
+                Some((p.name.clone(), p.dir.clone(), manifest))
+            })
+            .collect();
         for path in known {
             if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
                 by_name
@@ -118,7 +145,8 @@ impl<'a> Resolver<'a> {
             by_dir,
             base_url,
             paths,
-            go_module: go_module(root),
+            go_modules,
+            packages,
         }
     }
 
@@ -203,13 +231,64 @@ impl<'a> Resolver<'a> {
 
     fn script(&self, path: &Path, text: &str) -> Vec<Import> {
         let dir = path.parent().unwrap_or(Path::new("/"));
-        script_specifiers(text)
-            .into_iter()
-            .filter_map(|(spec, reexport)| {
-                let target = self.resolve_script(dir, &spec)?;
-                Some(Import { target, reexport })
+        let mut out = Vec::new();
+        for (spec, reexport) in script_specifiers(text) {
+            if let Some(target) = self.resolve_script(dir, &spec) {
+                out.push(Import { target, reexport });
+            } else if let Some(targets) = self.workspace_package(&spec) {
+                out.extend(
+                    targets
+                        .into_iter()
+                        .map(|target| Import { target, reexport }),
+                );
+            }
+        }
+        out
+    }
+
+    /// The files a specifier naming a package of the monorepo (`@x/core`,
+    /// `@x/core/sub`) reaches: what its manifest's `exports` point at under every
+    /// condition (which one the importing project picks is its own configuration's
+    /// business, `customConditions` included), else its `types`, `typings`, `module`
+    /// or `main`, else its `index`; every script file of the package when none of
+    /// those is one of its files (an entry in build output that is not there).
+    fn workspace_package(&self, spec: &str) -> Option<Vec<PathBuf>> {
+        let (name, dir, manifest) = self
+            .packages
+            .iter()
+            .filter(|(n, _, _)| {
+                spec == n
+                    || spec
+                        .strip_prefix(n.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
             })
-            .collect()
+            .max_by_key(|(n, _, _)| n.len())?;
+        let sub = &spec[name.len()..];
+        let mut entries: Vec<String> = Vec::new();
+        match manifest.get("exports") {
+            Some(exports) => export_targets(exports, &format!(".{sub}"), &mut entries),
+            None if sub.is_empty() => {
+                for key in ["types", "typings", "module", "main"] {
+                    entries.extend(manifest[key].as_str().map(str::to_string));
+                }
+                entries.push("index".to_string());
+            }
+            None => entries.push(sub.trim_start_matches('/').to_string()),
+        }
+        let found: Vec<PathBuf> = entries
+            .iter()
+            .filter_map(|e| self.script_file(&normalize(&dir.join(e))))
+            .collect();
+        if !found.is_empty() {
+            return Some(found);
+        }
+        Some(
+            self.known
+                .iter()
+                .filter(|p| p.starts_with(dir) && Language::of(p) == Some(Language::Script))
+                .cloned()
+                .collect(),
+        )
     }
 
     fn resolve_script(&self, dir: &Path, spec: &str) -> Option<PathBuf> {
@@ -302,19 +381,18 @@ impl<'a> Resolver<'a> {
         if let Some(dir) = path.parent() {
             out.extend(self.go_files(dir));
         }
-        let Some((module, module_dir)) = &self.go_module else {
-            return out;
-        };
         for import in go_imports(text) {
-            let rest = if import == *module {
-                Some("")
-            } else {
-                import
-                    .strip_prefix(module.as_str())
-                    .and_then(|r| r.strip_prefix('/'))
-            };
-            if let Some(rest) = rest {
-                out.extend(self.go_files(&module_dir.join(rest)));
+            for (module, module_dir) in &self.go_modules {
+                let rest = if import == *module {
+                    Some("")
+                } else {
+                    import
+                        .strip_prefix(module.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
+                };
+                if let Some(rest) = rest {
+                    out.extend(self.go_files(&module_dir.join(rest)));
+                }
             }
         }
         out
@@ -332,6 +410,39 @@ impl<'a> Resolver<'a> {
                 reexport: false,
             })
             .collect()
+    }
+}
+
+/// Every target `exports` gives `subpath` (`.` or `./x`), under any condition: a
+/// string, a list, a map of subpaths (`"./*"` patterns too), or a map of conditions.
+fn export_targets(exports: &serde_json::Value, subpath: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match exports {
+        Value::String(s) if subpath == "." => out.push(s.clone()),
+        Value::Array(list) => list.iter().for_each(|e| export_targets(e, subpath, out)),
+        Value::Object(map) if map.keys().any(|k| k.starts_with('.')) => {
+            if let Some(v) = map.get(subpath) {
+                return leaves(v, "", out);
+            }
+            for (key, v) in map {
+                if let Some(star) = matches_pattern(key, subpath) {
+                    leaves(v, star, out);
+                }
+            }
+        }
+        Value::Object(_) if subpath == "." => leaves(exports, "", out),
+        _ => {}
+    }
+}
+
+/// Every string in a conditions tree, `*` replaced by `star`.
+fn leaves(v: &serde_json::Value, star: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => out.push(s.replace('*', star)),
+        Value::Array(list) => list.iter().for_each(|e| leaves(e, star, out)),
+        Value::Object(map) => map.values().for_each(|e| leaves(e, star, out)),
+        _ => {}
     }
 }
 

@@ -48,6 +48,8 @@ pub fn server_ok() -> ServerReport {
         primary_ms: Some(180),
         cross_file_ms: Some(230),
         detail: None,
+        root: PathBuf::from("/abs/root"),
+        packages: Vec::new(),
     }
 }
 

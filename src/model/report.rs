@@ -83,6 +83,14 @@ pub struct ServerReport {
     pub cross_file_ms: Option<u64>,
     /// Why the status is not `Ok`, for a `note:` line.
     pub detail: Option<String>,
+    /// The directory the server checked from.
+    #[serde(default)]
+    pub root: PathBuf,
+    /// In a monorepo checked from its root: the packages whose files it checked
+    /// (the edited files' and their dependents'; every package for a server that
+    /// analyses its whole workspace). Empty outside one.
+    #[serde(default)]
+    pub packages: Vec<String>,
 }
 
 /// A file of the edit and what happened to it on disk.

@@ -88,6 +88,10 @@ struct JsonServer<'a> {
     primary_ms: Option<u64>,
     cross_file_ms: Option<u64>,
     detail: Option<&'a str>,
+    /// The directory it checked from, relative to the run directory.
+    root: String,
+    /// The monorepo packages it checked; empty outside a monorepo.
+    packages: &'a [String],
 }
 
 /// Write the report as one JSON object and a newline. Messages are the servers' own,
@@ -184,6 +188,8 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                 primary_ms: server.primary_ms,
                 cross_file_ms: server.cross_file_ms,
                 detail: server.detail.as_deref(),
+                root: paths::display_raw(&server.root, run_dir),
+                packages: &server.packages,
             })
             .collect(),
         notes: &report.notes,
@@ -329,7 +335,7 @@ mod tests {
         assert_eq!(
             value["servers"],
             json!([{"name": "pyright", "status": "ok", "primary_ms": 180,
-                    "cross_file_ms": 230, "detail": null}])
+                    "cross_file_ms": 230, "detail": null, "root": ".", "packages": []}])
         );
         assert_eq!(value["notes"], json!(["a note"]));
         assert_eq!(value["skipped"], json!(["README.md"]));
@@ -428,6 +434,8 @@ mod tests {
             primary_ms: None,
             cross_file_ms: None,
             detail: Some("timed out after 5s".to_owned()),
+            root: PathBuf::from("/abs/root"),
+            packages: Vec::new(),
         });
         let value = render_json(&report, false);
         let diagnostics = &value["files"][0]["diagnostics"];
@@ -444,7 +452,8 @@ mod tests {
         assert_eq!(
             value["servers"][1],
             json!({"name": "gopls", "status": "timeout", "primary_ms": null,
-                   "cross_file_ms": null, "detail": "timed out after 5s"})
+                   "cross_file_ms": null, "detail": "timed out after 5s", "root": ".",
+                   "packages": []})
         );
     }
 

@@ -65,6 +65,16 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(out, "note: {}", one_line(&note))?;
         }
     }
+    // In a monorepo, which packages each server checked: what the run covered.
+    for server in report.servers.iter().filter(|s| !s.packages.is_empty()) {
+        writeln!(
+            out,
+            "checked: {} at {} for packages {}",
+            server.name,
+            paths::display(&server.root, &report.run_dir),
+            one_line(&server.packages.join(", "))
+        )?;
+    }
     writeln!(out, "</diagnostic_summary>")
 }
 
@@ -294,6 +304,8 @@ New: 0 errors, 0 warnings (edit applied)
                 primary_ms: Some(5000),
                 cross_file_ms: None,
                 detail: Some("timed out after 5s; src/a.py not checked".to_owned()),
+                root: PathBuf::from("/abs/root"),
+                packages: Vec::new(),
             },
             ServerReport {
                 name: "gopls".to_owned(),
@@ -301,6 +313,8 @@ New: 0 errors, 0 warnings (edit applied)
                 primary_ms: None,
                 cross_file_ms: None,
                 detail: None,
+                root: PathBuf::from("/abs/root"),
+                packages: Vec::new(),
             },
             server_ok(),
         ];

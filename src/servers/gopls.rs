@@ -44,6 +44,9 @@ pub(super) fn gopls() -> ServerSpec {
         install_hint: "apt-get install gopls golang-go".into(),
         coverage: super::Coverage {
             configuration: strs(CONFIGURATION),
+            // gopls at a `go.work` is one view over every module it uses: an edit in
+            // one is re-diagnosed in the others that import it.
+            monorepos: vec![crate::workspace::MonorepoKind::GoWork],
             ..super::Coverage::default()
         },
         ..entry(GOPLS, "gopls", &[], languages::GO, "go")

@@ -295,6 +295,11 @@ pub struct Coverage {
     /// (`check::configuration`).
     #[serde(default)]
     pub configuration: Vec<String>,
+    /// The monorepos whose packages this server checks from the monorepo's root, one
+    /// server for every package (`workspace::server_root`): those whose packages
+    /// import one another in its languages.
+    #[serde(default)]
+    pub monorepos: Vec<crate::workspace::MonorepoKind>,
     /// Why this server is used in this workspace, or not, when that was decided
     /// from the project (which TypeScript it is on); for `lspgate servers`.
     #[serde(default)]
@@ -302,6 +307,21 @@ pub struct Coverage {
 }
 
 impl ServerSpec {
+    /// The root this server checks `file` at, and a monorepo manifest around it that
+    /// could not be mapped (`workspace::server_root`).
+    pub fn root_of(
+        &self,
+        file: &std::path::Path,
+        workspace: &std::path::Path,
+    ) -> (std::path::PathBuf, Option<crate::workspace::Unmapped>) {
+        crate::workspace::server_root(
+            file,
+            &self.root_markers,
+            &self.coverage.monorepos,
+            workspace,
+        )
+    }
+
     /// Whether `path` is one of the files the server reads as configuration
     /// ([`Coverage::configuration`]).
     pub fn configured_by(&self, path: &std::path::Path) -> bool {

@@ -79,10 +79,17 @@ fn pyright_wait() -> WaitProfile {
 /// the checking mode, rule severities, search paths, the Python version.
 pub(super) const CONFIGURATION: &[&str] = &["pyrightconfig.json", "pyproject.toml"];
 
+/// The monorepos pyright checks from their root: a uv workspace's members share one
+/// environment (the root's `.venv`, each member installed editable), and pyright at
+/// the root analyses every member in workspace mode. (A member's own `[tool.pyright]`
+/// is then not read: pyright reads the root's configuration only.)
+const MONOREPOS: &[crate::workspace::MonorepoKind] = &[crate::workspace::MonorepoKind::Uv];
+
 pub(super) fn pyright() -> ServerSpec {
     ServerSpec {
         coverage: super::Coverage {
             configuration: strs(CONFIGURATION),
+            monorepos: MONOREPOS.to_vec(),
             ..super::Coverage::default()
         },
         root_markers: strs(PYTHON_ROOTS),
@@ -103,6 +110,7 @@ pub(super) fn basedpyright() -> ServerSpec {
     ServerSpec {
         coverage: super::Coverage {
             configuration: strs(CONFIGURATION),
+            monorepos: MONOREPOS.to_vec(),
             ..super::Coverage::default()
         },
         root_markers: strs(PYTHON_ROOTS),

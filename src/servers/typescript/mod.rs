@@ -24,6 +24,7 @@
 pub mod choice;
 pub mod project;
 
+use crate::workspace::MonorepoKind;
 use std::time::Duration;
 
 use serde_json::json;
@@ -48,6 +49,12 @@ const ROOTS: &[&str] = &["tsconfig.json", "jsconfig.json", "package.json"];
 /// (with the files they extend, often `tsconfig.base.json`) and the manifest that
 /// resolves its imports (`exports`, `types`, `type`).
 const CONFIGURATION: &[&str] = &["tsconfig*.json", "jsconfig*.json", "package.json"];
+
+/// The monorepos a TypeScript server checks from their root: one tsserver (or
+/// TypeScript 7) process holds a project per tsconfig, each package's own found from
+/// the file opened, and resolves a sibling imported by name through the workspace's
+/// `node_modules` links and the sibling's `exports`.
+const MONOREPOS: &[MonorepoKind] = &[MonorepoKind::Node, MonorepoKind::TsReferences];
 
 pub(super) fn typescript_language_server() -> ServerSpec {
     ServerSpec {
@@ -74,6 +81,7 @@ pub(super) fn typescript_language_server() -> ServerSpec {
         install_hint: "npm install -g typescript-language-server typescript@6".into(),
         coverage: Coverage {
             configuration: strs(CONFIGURATION),
+            monorepos: MONOREPOS.to_vec(),
             ..Coverage::default()
         },
         ..entry(
@@ -98,6 +106,7 @@ pub(super) fn tsgo() -> ServerSpec {
         coverage: Coverage {
             dependents: Dependents::Project,
             configuration: strs(CONFIGURATION),
+            monorepos: MONOREPOS.to_vec(),
             ..Coverage::default()
         },
         ..entry(

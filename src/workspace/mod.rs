@@ -1,7 +1,11 @@
 //! Where a run happens: the run directory, the workspace (the boundary every write
 //! must stay inside), and each server's root within it.
 
+pub mod monorepo;
+
 use std::path::{Path, PathBuf};
+
+pub use monorepo::{Kind as MonorepoKind, Monorepo, Unmapped};
 
 /// The workspace: `root` when given, else the git top level of `run_dir`, else
 /// `run_dir` itself. Canonical.
@@ -20,9 +24,29 @@ pub fn find_workspace(run_dir: &Path, root: Option<&Path>) -> std::io::Result<Pa
     Ok(run_dir)
 }
 
+/// Where a server of `file` is started: the nearest ancestor directory of `file`,
+/// inside `workspace`, holding one of `markers` (else the workspace), unless that
+/// directory lies in a monorepo of one of the kinds the server spans (`monorepos`)
+/// with `file` in one of its packages: then the monorepo's root, so that one server
+/// holds every package's project. A monorepo manifest that cannot be mapped comes
+/// back beside the root, for the run to say what it could not check.
+pub fn server_root(
+    file: &Path,
+    markers: &[String],
+    monorepos: &[MonorepoKind],
+    workspace: &Path,
+) -> (PathBuf, Option<Unmapped>) {
+    let nearest = nearest_marker(file, markers, workspace);
+    match monorepo::around(&nearest, monorepos, workspace) {
+        Some(Ok(m)) if m.package_of(file).is_some() => (m.root, None),
+        Some(Err(unmapped)) => (nearest, Some(unmapped)),
+        _ => (nearest, None),
+    }
+}
+
 /// The nearest ancestor directory of `file`, inside `workspace`, holding one of
 /// `markers`; else the workspace.
-pub fn server_root(file: &Path, markers: &[String], workspace: &Path) -> PathBuf {
+fn nearest_marker(file: &Path, markers: &[String], workspace: &Path) -> PathBuf {
     let mut dir = file.parent();
     while let Some(d) = dir {
         if !d.starts_with(workspace) {
@@ -52,12 +76,12 @@ mod tests {
         std::fs::write(ws.join("svc/api/go.mod"), "")?;
         let markers = vec!["go.mod".to_string()];
         assert_eq!(
-            server_root(&ws.join("svc/api/src/x.go"), &markers, &ws),
+            nearest_marker(&ws.join("svc/api/src/x.go"), &markers, &ws),
             ws.join("svc/api")
         );
-        assert_eq!(server_root(&ws.join("svc/y.go"), &markers, &ws), ws);
+        assert_eq!(nearest_marker(&ws.join("svc/y.go"), &markers, &ws), ws);
         assert_eq!(
-            server_root(&ws.join("svc/y.go"), &["nope".to_string()], &ws),
+            nearest_marker(&ws.join("svc/y.go"), &["nope".to_string()], &ws),
             ws
         );
         Ok(())
