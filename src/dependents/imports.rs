@@ -4,8 +4,10 @@
 //! dependents, which costs time, never a missed break.
 
 use crate::workspace::MonorepoKind;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::c_source;
 use crate::paths::normalize;
@@ -63,9 +65,11 @@ pub struct Resolver<'a> {
     by_name: HashMap<String, Vec<PathBuf>>,
     /// Directory → its files, for Go packages.
     by_dir: HashMap<PathBuf, Vec<PathBuf>>,
-    /// tsconfig's `baseUrl` (absolute) and `paths`.
-    base_url: Option<PathBuf>,
-    paths: Vec<(String, Vec<String>)>,
+    /// The root, where a file's nearest tsconfig is looked for up to.
+    root: PathBuf,
+    /// Each directory's nearest tsconfig's `baseUrl` and `paths` (`ScriptPaths`),
+    /// looked up once per directory: in a monorepo each package has its own.
+    script_paths: RefCell<HashMap<PathBuf, Rc<ScriptPaths>>>,
     /// Go module paths and their directories: the root's `go.mod`, and a
     /// `go.work`'s modules.
     go_modules: Vec<(String, PathBuf)>,
@@ -136,15 +140,14 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
-        let (base_url, paths) = tsconfig(root);
         Resolver {
             known,
             modules,
             module_of,
             by_name,
             by_dir,
-            base_url,
-            paths,
+            root: root.to_path_buf(),
+            script_paths: RefCell::default(),
             go_modules,
             packages,
         }
@@ -295,11 +298,12 @@ impl<'a> Resolver<'a> {
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             return self.script_file(&normalize(&dir.join(spec)));
         }
-        for (pattern, targets) in &self.paths {
+        let config = self.script_paths(dir);
+        for (pattern, targets) in &config.paths {
             let Some(star) = matches_pattern(pattern, spec) else {
                 continue;
             };
-            let base = self.base_url.as_deref()?;
+            let base = config.base_url.as_deref()?;
             for target in targets {
                 let candidate = normalize(&base.join(target.replace('*', star)));
                 if let Some(found) = self.script_file(&candidate) {
@@ -307,8 +311,32 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
-        let base = self.base_url.as_deref()?;
+        let base = config.base_url.as_deref()?;
         self.script_file(&normalize(&base.join(spec)))
+    }
+
+    /// The `baseUrl` and `paths` of the tsconfig (or jsconfig) nearest `dir`, inside
+    /// the root.
+    fn script_paths(&self, dir: &Path) -> Rc<ScriptPaths> {
+        if let Some(known) = self.script_paths.borrow().get(dir) {
+            return known.clone();
+        }
+        let found = if let Some(config) = ["tsconfig.json", "jsconfig.json"]
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| p.is_file())
+        {
+            Rc::new(tsconfig(&config, 0))
+        } else {
+            match dir.parent() {
+                Some(up) if dir != self.root && up.starts_with(&self.root) => self.script_paths(up),
+                _ => Rc::new(ScriptPaths::default()),
+            }
+        };
+        self.script_paths
+            .borrow_mut()
+            .insert(dir.to_path_buf(), found.clone());
+        found
     }
 
     /// A specifier's file, by TypeScript's rules: as written, with each extension,
@@ -643,22 +671,59 @@ fn go_module(root: &Path) -> Option<(String, PathBuf)> {
     Some((module, root.to_path_buf()))
 }
 
-/// tsconfig.json's (or jsconfig.json's) `baseUrl`, made absolute, and `paths`. Their
-/// `paths` resolve against `baseUrl`, else against the config's directory.
-fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
-    let Some(text) = ["tsconfig.json", "jsconfig.json"]
-        .iter()
-        .find_map(|name| crate::regular::read_to_string(root.join(name)).ok())
+/// A tsconfig's `baseUrl` (absolute; for `paths` without one, the directory of the
+/// config that declares them, as TypeScript resolves them) and `paths`.
+#[derive(Debug, Default, PartialEq)]
+struct ScriptPaths {
+    base_url: Option<PathBuf>,
+    paths: Vec<(String, Vec<String>)>,
+}
+
+/// `extends` chains followed at most this deep.
+const MAX_EXTENDS: usize = 8;
+
+/// The `baseUrl` and `paths` of the tsconfig at `path`, its own or those it inherits
+/// through a relative `extends` (a package's tsconfig extending the monorepo's
+/// `tsconfig.base.json`); an `extends` naming a package is not followed.
+fn tsconfig(path: &Path, depth: usize) -> ScriptPaths {
+    let Some(config) = crate::regular::read_to_string(path)
+        .ok()
+        .and_then(|t| crate::servers::typescript::project::parse_tsconfig(&t))
     else {
-        return (None, Vec::new());
+        return ScriptPaths::default();
     };
-    let Some(config) = crate::servers::typescript::project::parse_tsconfig(&text) else {
-        return (None, Vec::new());
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let parents: Vec<&str> = match &config["extends"] {
+        serde_json::Value::String(s) => vec![s.as_str()],
+        serde_json::Value::Array(list) => list.iter().filter_map(|s| s.as_str()).collect(),
+        _ => Vec::new(),
     };
+    // Later entries of an `extends` list override earlier ones.
+    let inherited = parents
+        .into_iter()
+        .filter(|p| p.starts_with('.') && depth < MAX_EXTENDS)
+        .map(|p| {
+            let parent = normalize(&dir.join(p));
+            // TypeScript adds `.json` to a name without it (`tsconfig.base`).
+            let parent = if parent.extension().is_some_and(|e| e == "json") {
+                parent
+            } else {
+                let mut name = parent.into_os_string();
+                name.push(".json");
+                PathBuf::from(name)
+            };
+            tsconfig(&parent, depth + 1)
+        })
+        .fold(ScriptPaths::default(), |acc, p| ScriptPaths {
+            base_url: p.base_url.or(acc.base_url),
+            paths: if p.paths.is_empty() {
+                acc.paths
+            } else {
+                p.paths
+            },
+        });
     let options = &config["compilerOptions"];
-    let base_url = options["baseUrl"]
-        .as_str()
-        .map(|b| normalize(&root.join(b)));
+    let base_url = options["baseUrl"].as_str().map(|b| normalize(&dir.join(b)));
     let paths: Vec<(String, Vec<String>)> = options["paths"]
         .as_object()
         .into_iter()
@@ -673,8 +738,16 @@ fn tsconfig(root: &Path) -> (Option<PathBuf>, Vec<(String, Vec<String>)>) {
             (pattern.clone(), targets)
         })
         .collect();
-    let base_url = base_url.or_else(|| (!paths.is_empty()).then(|| root.to_path_buf()));
-    (base_url, paths)
+    if paths.is_empty() {
+        return ScriptPaths {
+            base_url: base_url.or(inherited.base_url),
+            paths: inherited.paths,
+        };
+    }
+    let base_url = base_url
+        .or(inherited.base_url)
+        .or_else(|| Some(dir.to_path_buf()));
+    ScriptPaths { base_url, paths }
 }
 
 #[cfg(test)]

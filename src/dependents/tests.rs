@@ -290,3 +290,158 @@ fn changed_symbols_are_the_definitions_on_changed_lines() {
     ));
     assert!(!text::contains_word("from greetings import x", "greeting"));
 }
+
+#[test]
+fn monorepo_packages_imported_by_name_through_exports_conditions() -> std::io::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().canonicalize()?;
+    let exports = r#"{"name": "@fx/NAME", "exports": {".": {"source": "./src/index.ts", "default": "./dist/index.js"}, "./util": {"source": "./src/util.ts"}}}"#;
+    write(
+        &root,
+        &[
+            ("package.json", r#"{"workspaces": ["packages/*"]}"#),
+            (
+                "packages/core/package.json",
+                &exports.replace("NAME", "core"),
+            ),
+            ("packages/core/src/index.ts", "export * from './config';\n"),
+            (
+                "packages/core/src/config.ts",
+                "export const make = () => ({ retries: 3 });\n",
+            ),
+            ("packages/core/src/util.ts", "export const u = 1;\n"),
+            ("packages/mid/package.json", &exports.replace("NAME", "mid")),
+            (
+                "packages/mid/src/index.ts",
+                "import { make } from '@fx/core';\nexport const d = make();\n",
+            ),
+            ("packages/app/package.json", &exports.replace("NAME", "app")),
+            (
+                "packages/app/src/main.ts",
+                "import { d } from '@fx/mid';\nexport const n = d.retries;\n",
+            ),
+            (
+                "packages/app/src/other.ts",
+                "import { u } from '@fx/core/util';\nexport const v = u;\n",
+            ),
+            (
+                "packages/app/src/alone.ts",
+                "import { x } from 'not-ours';\nexport const y = x;\n",
+            ),
+        ],
+    )?;
+    let found = dependents(
+        &root,
+        "packages/core/src/config.ts",
+        "export const make = () => ({ retries: 3 });\n",
+        Some("export const make = () => ({ attempts: 3 });\n"),
+        &["ts"],
+    );
+    let mut got = rels(&root, &found.files);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "packages/app/src/main.ts",
+            "packages/core/src/index.ts",
+            "packages/mid/src/index.ts"
+        ]
+    );
+    let util = dependents(
+        &root,
+        "packages/core/src/util.ts",
+        "export const u = 1;\n",
+        Some("export const u = '1';\n"),
+        &["ts"],
+    );
+    assert_eq!(rels(&root, &util.files), ["packages/app/src/other.ts"]);
+    Ok(())
+}
+
+#[test]
+fn each_package_resolves_paths_of_its_own_tsconfig_and_what_it_extends() -> std::io::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().canonicalize()?;
+    write(
+        &root,
+        &[
+            (
+                "tsconfig.base.json",
+                r#"{"compilerOptions": {"paths": {"~core/*": ["libs/core/src/*"]}}}"#,
+            ),
+            (
+                "libs/core/tsconfig.json",
+                r#"{"extends": "../../tsconfig.base.json"}"#,
+            ),
+            ("libs/core/src/a.ts", "export const a = 1;\n"),
+            (
+                "apps/web/tsconfig.json",
+                r#"{"extends": "../../tsconfig.base"}"#,
+            ),
+            (
+                "apps/web/src/main.ts",
+                "import { a } from '~core/a';\nexport const b = a;\n",
+            ),
+            (
+                "apps/cli/tsconfig.json",
+                r#"{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["../../libs/core/src/*"]}}}"#,
+            ),
+            (
+                "apps/cli/src/main.ts",
+                "import { a } from '@lib/a';\nexport const c = a;\n",
+            ),
+        ],
+    )?;
+    let found = dependents(
+        &root,
+        "libs/core/src/a.ts",
+        "export const a = 1;\n",
+        Some("export const a = '1';\n"),
+        &["ts"],
+    );
+    let mut got = rels(&root, &found.files);
+    got.sort();
+    assert_eq!(got, ["apps/cli/src/main.ts", "apps/web/src/main.ts"]);
+    Ok(())
+}
+
+#[test]
+fn uv_workspace_members_import_one_another() -> std::io::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().canonicalize()?;
+    write(
+        &root,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.uv.workspace]\nmembers = [\"packages/*\"]\n",
+            ),
+            (
+                "packages/core/pyproject.toml",
+                "[project]\nname = \"fx-core\"\n",
+            ),
+            ("packages/core/src/fxcore/__init__.py", ""),
+            (
+                "packages/core/src/fxcore/config.py",
+                "def make():\n    return 3\n",
+            ),
+            (
+                "packages/app/pyproject.toml",
+                "[project]\nname = \"fx-app\"\n",
+            ),
+            (
+                "packages/app/fxapp/main.py",
+                "from fxcore.config import make\nx = make()\n",
+            ),
+        ],
+    )?;
+    let found = dependents(
+        &root,
+        "packages/core/src/fxcore/config.py",
+        "def make():\n    return 3\n",
+        Some("def make(a):\n    return 3\n"),
+        &["py"],
+    );
+    assert_eq!(rels(&root, &found.files), ["packages/app/fxapp/main.py"]);
+    Ok(())
+}
