@@ -181,6 +181,9 @@ pub(super) fn resolve(
             }
         }
     }
+    if has_change {
+        note_packages_outside(ctx, &mut out);
+    }
     if ctx.one_run && written {
         for g in &mut out.groups {
             if !g.files.iter().any(|&i| tracked[i].appears()) {
@@ -213,6 +216,37 @@ fn note_unmapped(
         paths::display(file, &ctx.run_dir)
     ));
     out.unchecked_files = true;
+}
+
+/// Packages of the workspace that depend on a group's package by their manifests but
+/// lie outside its root, with no workspace manifest lspgate maps to put them under
+/// one server (`monorepo::dependents_outside`): not checked, and said so.
+fn note_packages_outside(ctx: &Context, out: &mut Resolved) {
+    for g in &out.groups {
+        if g.spec.coverage.monorepos.is_empty() || g.monorepo().is_some() {
+            continue;
+        }
+        let outside = workspace::monorepo::dependents_outside(
+            &g.root,
+            &g.spec.coverage.monorepos,
+            &ctx.workspace,
+        );
+        if outside.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = outside
+            .iter()
+            .map(|(dir, name)| format!("{name} ({})", paths::display(dir, &ctx.run_dir)))
+            .collect();
+        out.notes.push(format!(
+            "{}: packages that depend on {} by their manifests were not checked: {} (no \
+             workspace manifest lspgate maps puts them under one server)",
+            g.spec.name,
+            paths::display(&g.root, &ctx.run_dir),
+            super::summarize(&names)
+        ));
+        out.unchecked_files = true;
+    }
 }
 
 /// The dependents each group asks about, by what its server can say of them

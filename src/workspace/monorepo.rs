@@ -430,6 +430,191 @@ fn package_name(dir: &Path, kind: Kind) -> Option<String> {
     }
 }
 
+/// Directories of a workspace walked at most this deep for packages that depend on
+/// another by its manifest.
+const MAX_DEPENDENT_DEPTH: usize = 5;
+
+/// Packages of `workspace` outside `root` whose manifests depend on the package at
+/// `root` by name (a `file:`/`path` dependency, a Go `require` with a `replace`, an
+/// editable install): a repository of several packages without a workspace manifest
+/// lspgate maps, where a server started at `root` does not load them. Each with its
+/// directory and name. Nothing when `root` is the workspace itself, or has no name.
+pub fn dependents_outside(root: &Path, kinds: &[Kind], workspace: &Path) -> Vec<(PathBuf, String)> {
+    if root == workspace {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for manifest in family_manifests(kinds) {
+        let Some(own) = manifest_name(&root.join(manifest), manifest) else {
+            continue;
+        };
+        let walk = ignore::WalkBuilder::new(workspace)
+            .max_depth(Some(MAX_DEPENDENT_DEPTH))
+            .filter_entry(|e| e.file_name() != "node_modules")
+            .build();
+        for entry in walk.flatten() {
+            let path = entry.path();
+            let Some(dir) = path.parent() else { continue };
+            if entry.file_name() != manifest || dir.starts_with(root) {
+                continue;
+            }
+            let text = read(path).unwrap_or_default();
+            if dependencies(&text, manifest)
+                .iter()
+                .any(|d| same_name(d, &own))
+            {
+                let name =
+                    manifest_name(path, manifest).unwrap_or_else(|| dir.display().to_string());
+                out.push((dir.to_path_buf(), name));
+            }
+        }
+    }
+    out
+}
+
+/// The manifest files of the package families `kinds` span.
+fn family_manifests(kinds: &[Kind]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = kinds
+        .iter()
+        .map(|&k| match k {
+            Kind::Node | Kind::TsReferences => "package.json",
+            Kind::GoWork => "go.mod",
+            Kind::Uv => "pyproject.toml",
+        })
+        .collect();
+    names.dedup();
+    names
+}
+
+/// The name a manifest gives its package.
+fn manifest_name(path: &Path, manifest: &str) -> Option<String> {
+    let text = read(path)?;
+    match manifest {
+        "package.json" => serde_json::from_str::<Value>(&text).ok()?["name"]
+            .as_str()
+            .map(str::to_string),
+        "go.mod" => go_module_path(&text),
+        _ => {
+            let doc: toml::Table = text.parse().ok()?;
+            let project = doc.get("project").and_then(|p| p.get("name"));
+            let poetry = || doc.get("tool")?.get("poetry")?.get("name");
+            project.or_else(poetry)?.as_str().map(str::to_string)
+        }
+    }
+}
+
+/// The names of the packages a manifest depends on, in any dependency section.
+fn dependencies(text: &str, manifest: &str) -> Vec<String> {
+    match manifest {
+        "package.json" => {
+            let Ok(v) = serde_json::from_str::<Value>(text) else {
+                return Vec::new();
+            };
+            [
+                "dependencies",
+                "devDependencies",
+                "peerDependencies",
+                "optionalDependencies",
+            ]
+            .iter()
+            .filter_map(|k| v[k].as_object())
+            .flat_map(|m| m.keys().cloned())
+            .collect()
+        }
+        "go.mod" => {
+            let mut out = Vec::new();
+            let mut in_block = false;
+            for line in text.lines() {
+                let line = line.split("//").next().unwrap_or("").trim();
+                if in_block {
+                    in_block = line != ")";
+                    out.extend(
+                        line.split_whitespace()
+                            .next()
+                            .filter(|_| in_block)
+                            .map(str::to_string),
+                    );
+                } else if let Some(rest) = line.strip_prefix("require") {
+                    let rest = rest.trim();
+                    in_block = rest == "(";
+                    out.extend(
+                        rest.split_whitespace()
+                            .next()
+                            .filter(|_| !in_block)
+                            .map(str::to_string),
+                    );
+                }
+            }
+            out
+        }
+        _ => python_dependencies(text),
+    }
+}
+
+/// A pyproject's dependency names: PEP 621 `dependencies` and optional ones, PEP 735
+/// dependency groups, Poetry's tables.
+fn python_dependencies(text: &str) -> Vec<String> {
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let requirement = |v: &toml::Value| -> Option<String> {
+        let s = v.as_str()?;
+        let end = s
+            .find(|c: char| !(c.is_alphanumeric() || "-_.".contains(c)))
+            .unwrap_or(s.len());
+        Some(s[..end].to_string())
+    };
+    let mut out = Vec::new();
+    let project = doc.get("project");
+    let lists = project
+        .and_then(|p| p.get("dependencies"))
+        .into_iter()
+        .chain(
+            project
+                .and_then(|p| p.get("optional-dependencies"))
+                .and_then(|o| o.as_table())
+                .into_iter()
+                .flat_map(|t| t.values()),
+        )
+        .chain(
+            doc.get("dependency-groups")
+                .and_then(|g| g.as_table())
+                .into_iter()
+                .flat_map(|t| t.values()),
+        );
+    for list in lists {
+        out.extend(
+            list.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(requirement),
+        );
+    }
+    if let Some(poetry) = doc.get("tool").and_then(|t| t.get("poetry")) {
+        let groups = poetry.get("group").and_then(|g| g.as_table());
+        let tables = poetry
+            .get("dependencies")
+            .into_iter()
+            .chain(poetry.get("dev-dependencies"))
+            .chain(
+                groups
+                    .into_iter()
+                    .flat_map(|g| g.values().filter_map(|v| v.get("dependencies"))),
+            );
+        for table in tables.filter_map(|t| t.as_table()) {
+            out.extend(table.keys().cloned());
+        }
+    }
+    out
+}
+
+/// Package names compared as their registries do: Python's case-insensitively with
+/// `-`, `_` and `.` alike (PEP 503); the others as written.
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.to_lowercase().replace(['_', '.'], "-");
+    a == b || norm(a) == norm(b)
+}
+
 /// The module path a `go.mod` declares.
 pub fn go_module_path(go_mod: &str) -> Option<String> {
     go_mod
@@ -538,6 +723,46 @@ mod tests {
         assert!(matches!(found, Some(Err(Unmapped { ref why, .. })) if why.contains("Rush")));
         std::fs::remove_file(ws.join("rush.json"))?;
         assert_eq!(around(&ws, &[Kind::Node], &ws), None);
+        Ok(())
+    }
+
+    #[test]
+    fn packages_depending_on_one_by_manifest_outside_its_root() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let ws = dir.path().canonicalize()?;
+        write(
+            &ws,
+            "libs/core/pyproject.toml",
+            "[project]\nname = \"Fx_Core\"\n",
+        )?;
+        write(
+            &ws,
+            "apps/web/pyproject.toml",
+            "[project]\nname = \"web\"\ndependencies = [\"fx-core>=1\"]\n",
+        )?;
+        write(
+            &ws,
+            "apps/cli/pyproject.toml",
+            "[tool.poetry]\nname = \"cli\"\n[tool.poetry.dependencies]\nfx_core = {path = \"../../libs/core\"}\n",
+        )?;
+        write(
+            &ws,
+            "apps/other/pyproject.toml",
+            "[project]\nname = \"other\"\ndependencies = [\"requests\"]\n",
+        )?;
+        write(&ws, "go/a/go.mod", "module example.com/a\n")?;
+        write(
+            &ws,
+            "go/b/go.mod",
+            "module example.com/b\n\nrequire (\n\texample.com/a v0.0.0\n)\nreplace example.com/a => ../a\n",
+        )?;
+        let mut found = dependents_outside(&ws.join("libs/core"), &[Kind::Uv], &ws);
+        found.sort();
+        let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["cli", "web"]);
+        let go = dependents_outside(&ws.join("go/a"), &[Kind::GoWork], &ws);
+        assert_eq!(go, [(ws.join("go/b"), "example.com/b".to_string())]);
+        assert!(dependents_outside(&ws, &[Kind::Uv], &ws).is_empty());
         Ok(())
     }
 

@@ -322,6 +322,8 @@ fn report_output() -> Value {
             "primary_ms": nullable("integer"),
             "cross_file_ms": nullable("integer"),
             "detail": nullable("string"),
+            "root": string(),
+            "packages": {"type": "array", "items": string()},
         }))},
         "notes": {"type": "array", "items": string()},
         "skipped": {"type": "array", "items": string()},
