@@ -47,7 +47,8 @@ pub struct Monorepo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Package {
     /// Its name as the other packages import or require it (a package.json `name`,
-    /// a Go module path, a Python distribution name); the directory when it has none.
+    /// a Go module path, a Python distribution name); its directory relative to the
+    /// monorepo's root when it has none.
     pub name: String,
     pub dir: PathBuf,
 }
@@ -116,7 +117,10 @@ fn in_dir(dir: &Path, kind: Kind) -> Option<Result<Monorepo, Unmapped>> {
     let packages = expand(dir, &globs, kind)
         .into_iter()
         .map(|d| Package {
-            name: package_name(&d, kind).unwrap_or_else(|| d.display().to_string()),
+            name: package_name(&d, kind).unwrap_or_else(|| {
+                let rel = d.strip_prefix(dir).unwrap_or(&d);
+                rel.display().to_string()
+            }),
             dir: d,
         })
         .collect();
