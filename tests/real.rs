@@ -19,6 +19,7 @@ use crate::support::{Output, Test, require_server};
 
 mod changed;
 mod configuration;
+mod monorepo;
 mod servers;
 
 /// Cold-start friendly waits; correctness must not depend on speed.

@@ -26,7 +26,7 @@ fn typescript_7() -> PathBuf {
 }
 
 /// Whether typescript@7 is installed for the fixtures; in CI it must be.
-fn have_typescript_7() -> bool {
+pub(super) fn have_typescript_7() -> bool {
     let found = typescript_7().join("bin/tsc").is_file();
     if !found {
         assert!(
@@ -40,7 +40,7 @@ fn have_typescript_7() -> bool {
 
 /// The TypeScript fixture as a project on typescript@7: `node_modules/typescript`
 /// links to the installed package.
-fn on_typescript_7(test: Test) -> Test {
+pub(super) fn on_typescript_7(test: Test) -> Test {
     let modules = test.path("node_modules");
     std::fs::create_dir_all(&modules).expect("mkdir node_modules");
     std::os::unix::fs::symlink(typescript_7(), modules.join("typescript")).expect("symlink");

@@ -165,6 +165,9 @@ struct Options {
     /// `--log-messages N`: after `initialized`, N `window/logMessage`s (levels 1 to 4
     /// in turn, "log I") and two `window/showMessage`s ("show 0", "show 1").
     log_messages: usize,
+    /// `--silent-under DIR`: never publish for a document under DIR (relative to the
+    /// root): a server too slow for one package of a monorepo.
+    silent_under: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -196,6 +199,7 @@ fn parse_args() -> Result<Options, String> {
             "--watch-files" => opts.watch_files = true,
             "--crash-once" => opts.crash_once = Some(value()?.into()),
             "--append-on-change" => opts.append_on_change = Some(value()?.into()),
+            "--silent-under" => opts.silent_under = Some(value()?.into()),
             "--swap-on-initialize" => {
                 let value = value()?;
                 let (dir, target) = value
@@ -1056,6 +1060,18 @@ impl Server {
         self.send_after(2 * slice, progress(json!({"kind": "end"})));
     }
 
+    /// Whether `uri` is under `--silent-under`.
+    fn silent_for(&self, uri: &str) -> bool {
+        let (Some(dir), Some(root)) = (&self.opts.silent_under, &self.root) else {
+            return false;
+        };
+        let under = root.join(dir);
+        Url::parse(uri)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .is_some_and(|p| p.starts_with(&under))
+    }
+
     fn publish(&self, uri: &str, version: Option<i64>, diagnostics: Vec<Value>) {
         self.publish_after(Duration::ZERO, uri, version, diagnostics);
     }
@@ -1087,7 +1103,7 @@ impl Server {
         version: Option<i64>,
         diagnostics: Vec<Value>,
     ) {
-        if self.opts.pull || self.opts.modes.silent {
+        if self.opts.pull || self.opts.modes.silent || self.silent_for(uri) {
             return;
         }
         let diagnostics = match self.opts.modes.many_diagnostics {

@@ -1,0 +1,461 @@
+//! Monorepos whose packages import each other by name, against the real servers: an
+//! edit in one package breaks a file two packages away, and that file is reported
+//! (exit 1), cold and through the daemon; where lspgate cannot map the monorepo, or a
+//! package was not checked, the run says which and exits 3. Before, each breaking
+//! edit here exited 0 with only the edited package checked.
+//!
+//! Each fixture was proved with the batch checkers first (`tsc --noEmit -p
+//! packages/app`, `pyright` at the root, `go vet ./...` in `app`): clean as written,
+//! one error in `app` after the edit.
+
+use super::*;
+use crate::support::process::DaemonGuard;
+
+/// `core` builds a value whose type `mid` passes on by inference and `app` reads a
+/// field of: renaming the field in `core` breaks `app`, two packages away.
+const CORE_TS: &str =
+    "export function makeConfig(name: string) {\n  return { name, retries: 3 };\n}\n";
+const RENAME: (&str, &str) = ("retries: 3", "attempts: 3");
+
+/// An npm workspace of `@fx/core`, `@fx/mid` and `@fx/app` under `packages/`: one
+/// tsconfig per package extending the root's base (no root tsconfig), each package's
+/// `exports` pointing at its sources under the custom condition `source` (nothing
+/// built), and the `node_modules/@fx` links npm makes for a workspace.
+fn npm_workspace() -> Test {
+    let base = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "customConditions": ["source"], "types": [] } }
+"#;
+    let tsconfig = "{ \"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"] }\n";
+    let manifest = |name: &str, dep: Option<&str>| {
+        let deps = dep
+            .map(|d| format!(", \"dependencies\": {{ \"{d}\": \"*\" }}"))
+            .unwrap_or_default();
+        format!(
+            "{{ \"name\": \"{name}\", \"type\": \"module\", \"exports\": {{ \".\": {{ \"source\": \"./src/index.ts\", \"default\": \"./dist/index.js\" }} }}{deps} }}\n"
+        )
+    };
+    let mut test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "package.json",
+            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
+        )
+        .file("tsconfig.base.json", base)
+        .file(".gitignore", "node_modules/\n")
+        .file("packages/core/package.json", manifest("@fx/core", None))
+        .file("packages/mid/package.json", manifest("@fx/mid", Some("@fx/core")))
+        .file("packages/app/package.json", manifest("@fx/app", Some("@fx/mid")))
+        .file("packages/core/src/index.ts", "export { makeConfig } from \"./config\";\n")
+        .file("packages/core/src/config.ts", CORE_TS)
+        .file(
+            "packages/mid/src/index.ts",
+            "import { makeConfig } from \"@fx/core\";\n\nexport const defaults = makeConfig(\"mid\");\n",
+        )
+        .file(
+            "packages/app/src/index.ts",
+            "import { defaults } from \"@fx/mid\";\n\nexport const tries: number = defaults.retries + 1;\n",
+        );
+    for (dir, tsconfig_text) in ["core", "mid", "app"].iter().map(|d| (d, tsconfig)) {
+        test = test.file(format!("packages/{dir}/tsconfig.json"), tsconfig_text);
+    }
+    let scope = test.path("node_modules/@fx");
+    fs::create_dir_all(&scope).expect("node_modules/@fx");
+    for dir in ["core", "mid", "app"] {
+        std::os::unix::fs::symlink(format!("../../packages/{dir}"), scope.join(dir))
+            .expect("the workspace link");
+    }
+    test
+}
+
+/// The rename in `core`, as JSON.
+fn rename_core(test: Test, extra: &[&str]) -> Output {
+    test.args([
+        "edit",
+        "packages/core/src/config.ts",
+        "--old",
+        RENAME.0,
+        "--new",
+        RENAME.1,
+    ])
+    .args(["--format", "json"])
+    .args(extra)
+    .run()
+}
+
+/// The report's servers that checked every package named, from the monorepo's root.
+fn assert_checked_packages(report: &Value, names: &[&str]) {
+    let servers = report["servers"].as_array().expect("servers");
+    let checked = servers.iter().any(|s| {
+        s["root"] == "."
+            && names.iter().all(|n| {
+                s["packages"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|x| x == n))
+            })
+    });
+    assert!(
+        checked,
+        "no server at the root checked {names:?}: {report:#}"
+    );
+}
+
+#[test]
+fn npm_workspace_an_edit_breaks_a_file_two_packages_away() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let out = rename_core(npm_workspace(), &WAITS);
+    out.assert_code(1);
+    let report = out.json();
+    let app = json_diagnostics_at(&report, "packages/app/src/index.ts", 3);
+    assert!(
+        app.iter()
+            .any(|d| d["message"].as_str().is_some_and(|m| m.contains("retries"))),
+        "the break in app is not reported: {report:#}"
+    );
+    assert_checked_packages(&report, &["@fx/core", "@fx/mid", "@fx/app"]);
+}
+
+#[test]
+fn npm_workspace_a_clean_edit_is_silent() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let out = npm_workspace()
+        .args([
+            "edit",
+            "packages/core/src/config.ts",
+            "--old",
+            "retries: 3",
+            "--new",
+            "retries: 4",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
+    out.stdout_contains("checked: typescript-language-server at . for packages");
+}
+
+#[test]
+fn npm_workspace_through_the_daemon() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let test = npm_workspace().with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let warm = test
+        .args(["check", "packages/mid/src/index.ts"])
+        .args(&WAITS[1..])
+        .run();
+    warm.assert_code(0);
+    let broken = rename_core(warm.again(), &WAITS[1..]);
+    broken.assert_code(1);
+    let report = broken.json();
+    assert!(
+        !json_diagnostics_at(&report, "packages/app/src/index.ts", 3).is_empty(),
+        "the break in app is not reported through the daemon: {report:#}"
+    );
+    let mended = broken
+        .again()
+        .args([
+            "edit",
+            "packages/core/src/config.ts",
+            "--old",
+            RENAME.1,
+            "--new",
+            RENAME.0,
+        ])
+        .args(&WAITS[1..])
+        .run();
+    mended.assert_code(0);
+    mended.stdout_contains("fixed 1");
+}
+
+#[test]
+fn npm_workspace_with_typescript_7() {
+    if !installed(&TSLS) || !require_server("tsgo") || !super::servers::have_typescript_7() {
+        return;
+    }
+    let test = super::servers::on_typescript_7(npm_workspace());
+    let out = rename_core(test, &WAITS);
+    out.assert_code(1);
+    let report = out.json();
+    assert!(
+        report["servers"][0]["name"] == "tsgo",
+        "not checked by TypeScript 7: {report:#}"
+    );
+    assert!(
+        !json_diagnostics_at(&report, "packages/app/src/index.ts", 3).is_empty(),
+        "the break in app is not reported by TypeScript 7: {report:#}"
+    );
+}
+
+/// A `tsc -b` solution: the root tsconfig references three composite projects, each
+/// importing the one before by a relative path into its sources (nothing built).
+#[test]
+fn project_references_an_edit_breaks_a_file_two_references_away() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let options = r#""compilerOptions": { "composite": true, "strict": true, "rootDir": "src", "outDir": "dist", "module": "esnext", "moduleResolution": "bundler", "target": "es2022", "types": [] }, "include": ["src"]"#;
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "tsconfig.json",
+            "{ \"files\": [], \"references\": [{ \"path\": \"packages/a\" }, { \"path\": \"packages/b\" }, { \"path\": \"packages/c\" }] }\n",
+        )
+        .file(".gitignore", "dist/\n")
+        .file("packages/a/tsconfig.json", format!("{{ {options} }}\n"))
+        .file(
+            "packages/b/tsconfig.json",
+            format!("{{ {options}, \"references\": [{{ \"path\": \"../a\" }}] }}\n"),
+        )
+        .file(
+            "packages/c/tsconfig.json",
+            format!("{{ {options}, \"references\": [{{ \"path\": \"../b\" }}] }}\n"),
+        )
+        .file("packages/a/src/config.ts", CORE_TS)
+        .file(
+            "packages/b/src/index.ts",
+            "import { makeConfig } from \"../../a/src/config\";\n\nexport const defaults = makeConfig(\"b\");\n",
+        )
+        .file(
+            "packages/c/src/main.ts",
+            "import { defaults } from \"../../b/src/index\";\n\nexport const tries: number = defaults.retries + 1;\n",
+        );
+    let out = test
+        .args([
+            "edit",
+            "packages/a/src/config.ts",
+            "--old",
+            RENAME.0,
+            "--new",
+            RENAME.1,
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "packages/c/src/main.ts", 3);
+    out.stdout_contains("for packages packages/a, packages/b, packages/c");
+}
+
+/// A uv workspace of three members in `src/` layouts, installed editable in the root's
+/// `.venv` (a `.pth` file per member, what an editable install writes).
+fn uv_workspace() -> Test {
+    let test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"root\"\nversion = \"0\"\n\n[tool.uv.workspace]\nmembers = [\"packages/*\"]\n\n[tool.pyright]\nvenvPath = \".\"\nvenv = \".venv\"\n",
+        )
+        .file(".gitignore", ".venv/\n")
+        .file(
+            "packages/core/src/fxcore/config.py",
+            "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    name: str\n    retries: int\n\n\ndef make_config(name: str) -> Config:\n    return Config(name, 3)\n",
+        )
+        .file(
+            "packages/mid/src/fxmid/__init__.py",
+            "from fxcore.config import make_config\n\ndefaults = make_config(\"mid\")\n",
+        )
+        .file(
+            "packages/app/src/fxapp/main.py",
+            "from fxmid import defaults\n\ntries: int = defaults.retries + 1\n",
+        );
+    let mut test = test;
+    for member in ["core", "mid", "app"] {
+        test = test
+            .file(
+                format!("packages/{member}/pyproject.toml"),
+                format!("[project]\nname = \"fx-{member}\"\nversion = \"0\"\n"),
+            )
+            .file(format!("packages/{member}/src/fx{member}/py.typed"), "");
+        if member != "mid" {
+            test = test.file(format!("packages/{member}/src/fx{member}/__init__.py"), "");
+        }
+    }
+    let version = python_version();
+    let site = test.path(format!(".venv/lib/python{version}/site-packages"));
+    fs::create_dir_all(&site).expect("site-packages");
+    fs::write(test.path(".venv/pyvenv.cfg"), "home = /usr/bin\n").expect("pyvenv.cfg");
+    for member in ["core", "mid", "app"] {
+        let src = test.path(format!("packages/{member}/src"));
+        fs::write(
+            site.join(format!("_fx{member}.pth")),
+            format!("{}\n", src.display()),
+        )
+        .expect("the editable install's .pth");
+    }
+    test
+}
+
+/// `major.minor` of the python3 on PATH, whose site-packages layout the venv copies.
+fn python_version() -> String {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')",
+        ])
+        .output()
+        .expect("python3 runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn uv_workspace_an_edit_breaks_a_member_two_members_away() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let out = uv_workspace()
+        .args([
+            "edit",
+            "packages/core/src/fxcore/config.py",
+            "--old",
+            "    retries: int",
+            "--new",
+            "    attempts: int",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(1);
+    assert_error_in(
+        &out,
+        "project_diagnostics",
+        "packages/app/src/fxapp/main.py",
+        3,
+    );
+    out.stdout_contains("for packages fx-app, fx-core, fx-mid");
+}
+
+#[test]
+fn go_work_an_edit_breaks_a_module_two_modules_away() {
+    if !installed(&GOPLS) {
+        return;
+    }
+    let mut test = Test::new()
+        .watchdog(WATCHDOG)
+        .file("go.work", "go 1.19\n\nuse (\n\t./core\n\t./mid\n\t./app\n)\n")
+        .file(
+            "core/core.go",
+            "package core\n\ntype Config struct {\n\tName    string\n\tRetries int\n}\n\nfunc MakeConfig(name string) Config { return Config{Name: name, Retries: 3} }\n",
+        )
+        .file("mid/mid.go", "package mid\n\nimport \"example.com/core\"\n\nvar Defaults = core.MakeConfig(\"mid\")\n")
+        .file("app/app.go", "package app\n\nimport \"example.com/mid\"\n\nvar Tries = mid.Defaults.Retries + 1\n");
+    for module in ["core", "mid", "app"] {
+        test = test.file(
+            format!("{module}/go.mod"),
+            format!("module example.com/{module}\n\ngo 1.19\n"),
+        );
+    }
+    let out = test
+        .args([
+            "edit",
+            "core/core.go",
+            "--old",
+            "\tRetries int",
+            "--new",
+            "\tAttempts int",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "app/app.go", 5);
+    out.stdout_contains(
+        "checked: gopls at . for packages example.com/app, example.com/core, example.com/mid",
+    );
+}
+
+#[test]
+fn a_workspace_manifest_lspgate_cannot_map_is_never_clean() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let test = npm_workspace().file(
+        "package.json",
+        "{ \"name\": \"root\", \"private\": true, \"workspaces\": 3 }\n",
+    );
+    let out = test
+        .args([
+            "edit",
+            "packages/core/src/config.ts",
+            "--old",
+            "retries: 3",
+            "--new",
+            "retries: 4",
+        ])
+        .args(WAITS)
+        .run();
+    out.assert_code(3);
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.contains("package.json: a monorepo lspgate cannot map")),
+        "no note naming the manifest: {out}"
+    );
+}
+
+/// Packages that depend on each other by path, with no workspace manifest: the server
+/// at the edited package's root does not load the other one.
+#[test]
+fn a_package_depending_by_its_manifest_outside_the_root_is_never_clean() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let out = Test::new()
+        .watchdog(WATCHDOG)
+        .file("libs/core/pyproject.toml", "[project]\nname = \"fx-core\"\nversion = \"0\"\n")
+        .file("libs/core/fxcore/__init__.py", "def make() -> int:\n    return 3\n")
+        .file(
+            "apps/web/pyproject.toml",
+            "[tool.poetry]\nname = \"web\"\n\n[tool.poetry.dependencies]\nfx-core = { path = \"../../libs/core\", develop = true }\n",
+        )
+        .file("apps/web/web/main.py", "from fxcore import make\n\nx: int = make()\n")
+        .args(["edit", "libs/core/fxcore/__init__.py", "--old", "return 3", "--new", "return 4"])
+        .args(WAITS)
+        .run();
+    out.assert_code(3);
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.contains("were not checked: web (apps/web)")),
+        "no note naming the package: {out}"
+    );
+}
+
+/// The TypeScript server of the monorepo never answers for `packages/app` (the fake
+/// server in its place, silent there): the break may be there, so the run names the
+/// package and exits 3.
+#[test]
+fn a_package_whose_files_time_out_is_named() {
+    let test = Test::new()
+        .file(
+            "package.json",
+            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
+        )
+        .file("packages/core/package.json", "{ \"name\": \"@fx/core\" }\n")
+        .file("packages/app/package.json", "{ \"name\": \"@fx/app\" }\n")
+        .file("packages/core/a.fake", "def greet\n")
+        .file("packages/app/b.fake", "use greet\n")
+        .fake_server_as(
+            "typescript-language-server",
+            &["--silent-under", "packages/app"],
+        );
+    let out = test
+        .args([
+            "edit",
+            "packages/core/a.fake",
+            "--old",
+            "def greet",
+            "--new",
+            "def greeting",
+        ])
+        .args(["--no-daemon", "--startup-timeout", "3s", "--timeout", "2s"])
+        .args(["--cross-file-timeout", "1s"])
+        .run();
+    out.assert_code(3);
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.contains("not checked: @fx/app")),
+        "no note naming the package: {out}"
+    );
+}
