@@ -87,7 +87,17 @@ def checker_env(p: Project) -> dict:
 
 
 def run_checker(p: Project, root: Path, timeout: float = 900) -> CheckResult:
-    """Run the project's batch checker on the whole project at `root`; its errors."""
+    """Run the project's batch checker on the whole project at `root`; its errors. A
+    monorepo's runs once per package, merged."""
+    if p.packages:
+        parts = [_run_checker(p, root / pkg, timeout) for pkg in p.packages]
+        errors = {(rel(str(root / pkg / path), root), line, msg)
+                  for pkg, part in zip(p.packages, parts) for (path, line, msg) in part.errors}
+        return CheckResult(errors, sum(x.seconds for x in parts), max(x.exit for x in parts))
+    return _run_checker(p, root, timeout)
+
+
+def _run_checker(p: Project, root: Path, timeout: float) -> CheckResult:
     env = checker_env(p)
     t0 = time.monotonic()
     if p.language == "C":

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from projects import GO_ENV, Project, select  # noqa: E402
+from projects import GO_ENV, GO_WORK_ENV, Project, select  # noqa: E402
 
 PIN_FILE = ".corpus-pin"
 
@@ -172,6 +172,26 @@ def prepare(p: Project, work: Path) -> Path:
         # GOPROXY=off are all it takes.
         (out / "go.sum").touch()
         run(["go", "build", "./..."], cwd=out, env=GO_ENV)
+    elif p.name == "cobra-work":
+        out.mkdir()
+        for pin in spec.split("+"):
+            (work / pin.split("=")[0]).mkdir()
+            x = fetch_deb(pin, work / pin.split("=")[0])
+            for mod in x.rglob("go.mod"):
+                name = mod.parent.name
+                shutil.copytree(mod.parent, out / name, symlinks=False)
+        shutil.rmtree(out / "cobra" / "doc")
+        for t in out.rglob("*_test.go"):
+            t.unlink()
+        for s in out.rglob("go.sum"):
+            s.unlink()
+        # cobra's other requirements are for cobra/doc and Windows only, and pflag is
+        # the workspace's own: offline, a requirement of a version of it would send
+        # gopls to look that version up (go build does not).
+        (out / "cobra" / "go.mod").write_text("module github.com/spf13/cobra\n\ngo 1.15\n")
+        (out / "go.work").write_text("go 1.18\n\nuse (\n\t./pflag\n\t./cobra\n)\n")
+        for mod in ("pflag", "cobra"):
+            run(["go", "build", "./..."], cwd=out / mod, env=GO_WORK_ENV)
     elif p.name == "lua":
         crate, dirname = spec.split(":")
         name, version = crate.split("==")

@@ -45,6 +45,10 @@ class Project:
     recheck: str = ""
     notes: str = ""
     env: dict = field(default_factory=dict)
+    # A monorepo: the batch checker runs in each of these directories (its packages)
+    # and their errors are merged, paths relative to the project's top; empty: once,
+    # at the top.
+    packages: tuple[str, ...] = ()
 
     @property
     def case_dir(self) -> Path:
@@ -104,6 +108,23 @@ PROJECTS = [
             "cargo check", gitignore=("target/",), recheck="rust-analyzer",
             notes="50 modules, one dependency (either) from crates.io; tests, benches, "
                   "examples and dev-dependencies removed, dependencies built once by fetch.py"),
+]
+
+# A go.work monorepo offline: workspace mode allows no -mod flag.
+GO_WORK_ENV = {"GOPROXY": "off", "GOFLAGS": "", "GONOSUMDB": "*", "GOTOOLCHAIN": "local",
+               "GOSUMDB": "off"}
+
+PROJECTS += [
+    Project("cobra-work", "Go", "deb:golang-github-spf13-cobra-dev=1.6.1-1"
+            "+golang-github-spf13-pflag-dev=1.0.6~git20210604-d5e0c0615ace-1",
+            ["go", "build", "-gcflags=-e", "./..."], "go build -gcflags=-e ./... per module",
+            recheck="",
+            env=GO_WORK_ENV, packages=("pflag", "cobra"),
+            notes="a go.work of spf13/pflag and spf13/cobra (which imports pflag) from "
+                  "Debian's sources; tests and cobra/doc removed, cobra's go.mod "
+                  "with no requirements (pflag is the workspace's; offline); every edit is in pflag and breaks cobra. go build, "
+                  "not go vet: vet prints a package's first type error only, the compiler "
+                  "with -e all of them"),
 ]
 
 BY_NAME = {p.name: p for p in PROJECTS}
