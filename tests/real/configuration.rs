@@ -16,7 +16,7 @@ fn config_edit(test: Test, path: &str, old: &str, new: &str, extra: &[&str]) -> 
         .run()
 }
 
-fn assert_note(out: &Output, needle: &str) {
+pub(super) fn assert_note(out: &Output, needle: &str) {
     assert!(
         out.notes().iter().any(|n| n.contains(needle)),
         "no note saying {needle:?}\n{out}"

@@ -385,12 +385,7 @@ fn a_workspace_manifest_lspgate_cannot_map_is_never_clean() {
         .args(WAITS)
         .run();
     out.assert_code(3);
-    assert!(
-        out.notes()
-            .iter()
-            .any(|n| n.contains("package.json: a monorepo lspgate cannot map")),
-        "no note naming the manifest: {out}"
-    );
+    super::configuration::assert_note(&out, "package.json: a monorepo lspgate cannot map");
 }
 
 /// Packages that depend on each other by path, with no workspace manifest: the server
@@ -413,12 +408,7 @@ fn a_package_depending_by_its_manifest_outside_the_root_is_never_clean() {
         .args(WAITS)
         .run();
     out.assert_code(3);
-    assert!(
-        out.notes()
-            .iter()
-            .any(|n| n.contains("were not checked: web (apps/web)")),
-        "no note naming the package: {out}"
-    );
+    super::configuration::assert_note(&out, "were not checked: web (apps/web)");
 }
 
 /// The TypeScript server of the monorepo never answers for `packages/app` (the fake
@@ -452,10 +442,5 @@ fn a_package_whose_files_time_out_is_named() {
         .args(["--cross-file-timeout", "1s"])
         .run();
     out.assert_code(3);
-    assert!(
-        out.notes()
-            .iter()
-            .any(|n| n.contains("not checked: @fx/app")),
-        "no note naming the package: {out}"
-    );
+    super::configuration::assert_note(&out, "not checked: @fx/app");
 }
