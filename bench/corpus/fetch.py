@@ -172,6 +172,8 @@ def prepare(p: Project, work: Path) -> Path:
         # GOPROXY=off are all it takes.
         (out / "go.sum").touch()
         run(["go", "build", "./..."], cwd=out, env=GO_ENV)
+    elif p.name == "trpc-workspace":
+        prepare_npm_workspace(spec, work, out)
     elif p.name == "cobra-work":
         out.mkdir()
         for pin in spec.split("+"):
@@ -208,6 +210,55 @@ def prepare(p: Project, work: Path) -> Path:
     else:
         raise FetchError(f"no recipe for {p.name}")
     return out
+
+
+def source_exports(exports: dict) -> dict:
+    """A published package's `exports`, each subpath first under the condition
+    `source` pointing at the TypeScript it was built from (`./dist/x.mjs` →
+    `./src/x.ts`, or `./src/x/index.ts`), as a monorepo has it for its siblings."""
+    out = {}
+    for key, target in exports.items():
+        if not isinstance(target, dict):
+            out[key] = target
+            continue
+        built = target.get("import") or target.get("default") or ""
+        stem = re.sub(r"^\./dist/", "./src/", re.sub(r"\.m?js$", "", built))
+        out[key] = {"source": f"{stem}.ts", **target}
+    return out
+
+
+def prepare_npm_workspace(spec: str, work: Path, out: Path) -> None:
+    """npm packages that ship their sources, laid out as the monorepo they came from:
+    `packages/<name>/src` and a manifest whose `exports` point at the sources under
+    the condition `source`, a root `package.json` with `workspaces` (whose `npm
+    install` links them into node_modules and brings the rest), a base tsconfig each
+    package's extends, no root tsconfig."""
+    pins, _, extra = spec.partition(";")
+    (out / "packages").mkdir(parents=True)
+    for pin in pins.split("+"):
+        name = pin.rsplit("@", 1)[0]
+        short = name.split("/")[-1]
+        (work / short).mkdir()
+        src = fetch_npm(pin, work / short)
+        dest = out / "packages" / short
+        shutil.copytree(src / "src", dest / "src")
+        manifest = json.loads((src / "package.json").read_text())
+        keep = {k: manifest[k] for k in ("name", "version", "peerDependencies",
+                                           "dependencies") if k in manifest}
+        keep["exports"] = source_exports(manifest.get("exports", {}))
+        (dest / "package.json").write_text(json.dumps(keep, indent=2) + "\n")
+        (dest / "tsconfig.json").write_text(json.dumps(
+            {"extends": "../../tsconfig.base.json", "include": ["src"]}, indent=2) + "\n")
+    (out / "tsconfig.base.json").write_text(json.dumps({"compilerOptions": {
+        "target": "es2022", "lib": ["es2022", "dom", "dom.iterable"], "module": "esnext",
+        "moduleResolution": "bundler", "customConditions": ["source"], "strict": True,
+        "noEmit": True, "skipLibCheck": True, "jsx": "react-jsx", "types": ["node"]}},
+        indent=2) + "\n")
+    devs = dict(d.rsplit("@", 1) for d in extra.split("+") if d)
+    (out / "package.json").write_text(json.dumps(
+        {"name": "corpus-workspace", "private": True, "workspaces": ["packages/*"],
+         "devDependencies": devs}, indent=2) + "\n")
+    run(["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=out, timeout=1800)
 
 
 # The flags the lua-src crate compiles Lua 5.4 with on Linux (its src/lib.rs).

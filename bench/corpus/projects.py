@@ -115,6 +115,17 @@ GO_WORK_ENV = {"GOPROXY": "off", "GOFLAGS": "", "GONOSUMDB": "*", "GOTOOLCHAIN":
                "GOSUMDB": "off"}
 
 PROJECTS += [
+    Project("trpc-workspace", "TypeScript 6",
+            "npm:@trpc/server@10.45.2+@trpc/client@10.45.2+@trpc/react-query@10.45.2;"
+            "@types/node@22.20.5+react@18.3.1+react-dom@18.3.1+@types/react@18.3.12"
+            "+@tanstack/react-query@4.36.1",
+            ["tsc", "--noEmit", "-p", "."], "tsc --noEmit per package (6)",
+            gitignore=("node_modules/",), recheck="",
+            packages=("packages/server", "packages/client", "packages/react-query"),
+            notes="tRPC 10's server, client and react-query packages from npm (each ships "
+                  "its src/), laid out as an npm workspace: exports under the custom "
+                  "condition `source`, a base tsconfig, no root tsconfig; the client "
+                  "imports the server and its subpaths by name, react-query both"),
     Project("cobra-work", "Go", "deb:golang-github-spf13-cobra-dev=1.6.1-1"
             "+golang-github-spf13-pflag-dev=1.0.6~git20210604-d5e0c0615ace-1",
             ["go", "build", "-gcflags=-e", "./..."], "go build -gcflags=-e ./... per module",
