@@ -174,6 +174,8 @@ def prepare(p: Project, work: Path) -> Path:
         run(["go", "build", "./..."], cwd=out, env=GO_ENV)
     elif p.name == "trpc-workspace":
         prepare_npm_workspace(spec, work, out)
+    elif p.name == "markdown-uv":
+        prepare_uv_workspace(spec, work, out)
     elif p.name == "cobra-work":
         out.mkdir()
         for pin in spec.split("+"):
@@ -259,6 +261,38 @@ def prepare_npm_workspace(spec: str, work: Path, out: Path) -> None:
         {"name": "corpus-workspace", "private": True, "workspaces": ["packages/*"],
          "devDependencies": devs}, indent=2) + "\n")
     run(["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=out, timeout=1800)
+
+
+def prepare_uv_workspace(spec: str, work: Path, out: Path) -> None:
+    """PyPI sdists laid out as a uv workspace: `packages/<dist>/` with its
+    pyproject.toml and its import root (flat or `src/`), a root pyproject.toml with
+    `[tool.uv.workspace]`, and the root `.venv` where uv installs every member
+    editable: one `.pth` file per member, relative to site-packages, so that a copy of
+    the tree imports its own members."""
+    (out / "packages").mkdir(parents=True)
+    members = []
+    for pin in spec.split("+"):
+        dist = pin.split("==")[0]
+        (work / dist).mkdir()
+        src = fetch_pypi(pin, work / dist)
+        dest = out / "packages" / dist
+        dest.mkdir()
+        shutil.copy2(src / "pyproject.toml", dest / "pyproject.toml")
+        for child in sorted(src.iterdir()):
+            if child.is_dir() and child.name not in ("tests", "docs", "scripts", "benchmarks") \
+                    and any(child.rglob("*.py")):
+                shutil.copytree(child, dest / child.name,
+                                ignore=shutil.ignore_patterns("tests", "__pycache__"))
+        members.append(dest / "src" if (dest / "src").is_dir() else dest)
+    (out / "pyproject.toml").write_text(
+        '[project]\nname = "corpus-uv"\nversion = "0"\n\n[tool.uv.workspace]\n'
+        'members = ["packages/*"]\n\n[tool.pyright]\nvenvPath = "."\nvenv = ".venv"\n')
+    run([sys.executable, "-m", "venv", "--without-pip", str(out / ".venv")])
+    site = Path(run([str(out / ".venv" / "bin" / "python"), "-c",
+                     "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip())
+    for root in members:
+        name = root.relative_to(out).parts[1]
+        (site / f"_{name}.pth").write_text(os.path.relpath(root, site) + "\n")
 
 
 # The flags the lua-src crate compiles Lua 5.4 with on Linux (its src/lib.rs).

@@ -115,6 +115,13 @@ GO_WORK_ENV = {"GOPROXY": "off", "GOFLAGS": "", "GONOSUMDB": "*", "GOTOOLCHAIN":
                "GOSUMDB": "off"}
 
 PROJECTS += [
+    Project("markdown-uv", "Python", "pypi:markdown-it-py==3.0.0+mdurl==0.1.2"
+            "+mdit-py-plugins==0.4.2", ["pyright", "--outputjson"], "pyright (at the root)",
+            gitignore=(".venv/",), recheck="",
+            notes="markdown-it-py, mdurl (src/ layout) and mdit-py-plugins as a uv "
+                  "workspace: each member installed editable in the root's .venv (a .pth "
+                  "file each); pyright at the root is the checker a user of the workspace "
+                  "runs (a member alone does not see the venv)"),
     Project("trpc-workspace", "TypeScript 6",
             "npm:@trpc/server@10.45.2+@trpc/client@10.45.2+@trpc/react-query@10.45.2;"
             "@types/node@22.20.5+react@18.3.1+react-dom@18.3.1+@types/react@18.3.12"
