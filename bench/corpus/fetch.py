@@ -174,6 +174,8 @@ def prepare(p: Project, work: Path) -> Path:
         run(["go", "build", "./..."], cwd=out, env=GO_ENV)
     elif p.name == "trpc-workspace":
         prepare_npm_workspace(spec, work, out)
+    elif p.name == "trpc-references":
+        prepare_npm_workspace(spec, work, out, references=True)
     elif p.name == "markdown-uv":
         prepare_uv_workspace(spec, work, out)
     elif p.name == "cobra-work":
@@ -229,14 +231,18 @@ def source_exports(exports: dict) -> dict:
     return out
 
 
-def prepare_npm_workspace(spec: str, work: Path, out: Path) -> None:
+def prepare_npm_workspace(spec: str, work: Path, out: Path, references: bool = False) -> None:
     """npm packages that ship their sources, laid out as the monorepo they came from:
     `packages/<name>/src` and a manifest whose `exports` point at the sources under
     the condition `source`, a root `package.json` with `workspaces` (whose `npm
     install` links them into node_modules and brings the rest), a base tsconfig each
-    package's extends, no root tsconfig."""
+    package's extends, no root tsconfig. With `references`, the `tsc -b` shape
+    instead: composite packages referencing the siblings they depend on, and a root
+    solution tsconfig referencing them all."""
     pins, _, extra = spec.partition(";")
     (out / "packages").mkdir(parents=True)
+    names = {pin.rsplit("@", 1)[0]: pin.rsplit("@", 1)[0].split("/")[-1]
+             for pin in pins.split("+")}
     for pin in pins.split("+"):
         name = pin.rsplit("@", 1)[0]
         short = name.split("/")[-1]
@@ -249,13 +255,22 @@ def prepare_npm_workspace(spec: str, work: Path, out: Path) -> None:
                                            "dependencies") if k in manifest}
         keep["exports"] = source_exports(manifest.get("exports", {}))
         (dest / "package.json").write_text(json.dumps(keep, indent=2) + "\n")
-        (dest / "tsconfig.json").write_text(json.dumps(
-            {"extends": "../../tsconfig.base.json", "include": ["src"]}, indent=2) + "\n")
+        tsconfig = {"extends": "../../tsconfig.base.json", "include": ["src"]}
+        if references:
+            deps = {**manifest.get("dependencies", {}), **manifest.get("peerDependencies", {})}
+            tsconfig["compilerOptions"] = {"composite": True, "rootDir": "src",
+                                           "outDir": "dist", "emitDeclarationOnly": True}
+            tsconfig["references"] = [{"path": f"../{names[d]}"} for d in deps if d in names]
+        (dest / "tsconfig.json").write_text(json.dumps(tsconfig, indent=2) + "\n")
     (out / "tsconfig.base.json").write_text(json.dumps({"compilerOptions": {
         "target": "es2022", "lib": ["es2022", "dom", "dom.iterable"], "module": "esnext",
         "moduleResolution": "bundler", "customConditions": ["source"], "strict": True,
-        "noEmit": True, "skipLibCheck": True, "jsx": "react-jsx", "types": ["node"]}},
-        indent=2) + "\n")
+        "noEmit": not references, "skipLibCheck": True, "jsx": "react-jsx",
+        "types": ["node"]}}, indent=2) + "\n")
+    if references:
+        (out / "tsconfig.json").write_text(json.dumps(
+            {"files": [], "references": [{"path": f"packages/{n}"} for n in names.values()]},
+            indent=2) + "\n")
     devs = dict(d.rsplit("@", 1) for d in extra.split("+") if d)
     (out / "package.json").write_text(json.dumps(
         {"name": "corpus-workspace", "private": True, "workspaces": ["packages/*"],

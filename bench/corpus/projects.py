@@ -115,6 +115,15 @@ GO_WORK_ENV = {"GOPROXY": "off", "GOFLAGS": "", "GONOSUMDB": "*", "GOTOOLCHAIN":
                "GOSUMDB": "off"}
 
 PROJECTS += [
+    Project("trpc-references", "TypeScript 6",
+            "npm:@trpc/server@10.45.2+@trpc/client@10.45.2+@trpc/react-query@10.45.2;"
+            "@types/node@22.20.5+react@18.3.1+react-dom@18.3.1+@types/react@18.3.12"
+            "+@tanstack/react-query@4.36.1",
+            ["tsc", "-b", "."], "tsc -b (6)", diffs_from="trpc-workspace",
+            gitignore=("node_modules/", "dist/", "*.tsbuildinfo"), recheck="",
+            notes="the same packages in the tsc -b shape: composite packages referencing "
+                  "the siblings they depend on, a root solution tsconfig.json; the checker "
+                  "builds the solution (declarations only)"),
     Project("markdown-uv", "Python", "pypi:markdown-it-py==3.0.0+mdurl==0.1.2"
             "+mdit-py-plugins==0.4.2", ["pyright", "--outputjson"], "pyright (at the root)",
             gitignore=(".venv/",), recheck="",
