@@ -19,6 +19,12 @@ pub enum Error {
     /// the edit may be applied. Exit 3.
     #[error("{0}")]
     Lost(String),
+    /// The run finished (an edit written and checked, or a check made, and recorded
+    /// in the history) but its report could not be printed (a full disk behind
+    /// stdout): never "nothing was written". Exit 1 when the run found new errors,
+    /// else 3: the caller did not get the report that would let it go on.
+    #[error("{message}")]
+    NotPrinted { message: String, found_errors: bool },
     /// stdout was closed by the reader (`lspgate ... | head`): not a failure. Exit 0.
     #[error("broken pipe")]
     BrokenPipe,
@@ -30,6 +36,10 @@ impl Error {
             Error::BadInput(_) => exit::BAD_INPUT,
             Error::PartlyWritten(_) => exit::PARTIAL,
             Error::Lost(_) => exit::INCOMPLETE,
+            Error::NotPrinted {
+                found_errors: true, ..
+            } => exit::NEW_DIAGNOSTICS,
+            Error::NotPrinted { .. } => exit::INCOMPLETE,
             Error::BrokenPipe => exit::OK,
         }
     }

@@ -1807,3 +1807,39 @@ fn check_changed_with_nothing_to_measure_from_is_not_clean() {
     let next = first.again().args(["check", "--changed"]).run();
     next.assert_code(0);
 }
+
+/// A report that cannot be printed (stdout on a full disk) after the edit was written
+/// never claims that nothing was written: exit 1 when the edit broke something, else
+/// 3 (the caller did not get the report), with a line saying what happened.
+#[test]
+fn a_report_that_cannot_be_printed_does_not_claim_nothing_was_written() {
+    for (new, code) in [("one\ntwo\n", 3), ("one\nERROR two\n", 1)] {
+        let test = Test::new()
+            .file("a.fake", "one\n")
+            .fake_server(&[])
+            .args(["write", "a.fake", "--content", new])
+            .args(LONG);
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = test
+            .command_with(env!("CARGO_BIN_EXE_lspgate"))
+            .args(test.lspgate_args())
+            .stdout(full)
+            .output()
+            .expect("lspgate runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert!(
+            stderr.contains("the edit was written and checked")
+                && stderr.contains("could not be printed"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(test.path("a.fake")).expect("a.fake"),
+            new,
+            "the edit is on disk"
+        );
+    }
+}

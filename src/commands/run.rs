@@ -159,9 +159,32 @@ pub(crate) fn report_run(
                     report::styles::Styles::default()
                 },
             };
-            report::print(&report, &render)?;
-            Ok(report.exit_code)
+            match report::print(&report, &render) {
+                Ok(()) => Ok(report.exit_code),
+                Err(e) => Err(not_printed(&report, &e)),
+            }
         }
+    }
+}
+
+/// A report that could not be printed, classified here where it is known what the
+/// run did: an edit was written (or refused by `--reject`, or kept in memory by
+/// `--dry-run`) and checked before printing was tried.
+fn not_printed(report: &model::Report, e: &std::io::Error) -> Error {
+    let what = if !report.is_edit {
+        "the check finished"
+    } else if report.dry_run || report.rejected {
+        "the edit was checked and not written"
+    } else {
+        "the edit was written and checked"
+    };
+    Error::NotPrinted {
+        message: format!(
+            "{what} (its verdict: exit status {}; recorded in the history), but its report \
+             could not be printed: {e}",
+            report.exit_code
+        ),
+        found_errors: report.exit_code == crate::exit::NEW_DIAGNOSTICS,
     }
 }
 
