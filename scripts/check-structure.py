@@ -226,6 +226,22 @@ def long_functions(path: Path, text: str) -> list[tuple[str, int, int, int]]:
     return out
 
 
+SPEC = SRC.parent / "docs" / "SPEC.md"
+
+
+def contract_citations(files: list[Path]) -> list[str]:
+    """Every `docs/SPEC.md section N` the code cites names a section the contract has."""
+    sections = set(re.findall(r"(?m)^## (\d+)\. ", SPEC.read_text())) if SPEC.exists() else set()
+    out = []
+    for f in files:
+        for m in re.finditer(r"docs/SPEC\.md\s+(?://[!/]?\s*)?section\s+(\d+)", f.read_text()):
+            if m.group(1) not in sections:
+                line = f.read_text().count("\n", 0, m.start()) + 1
+                out.append(f"{f.relative_to(SRC.parent)}:{line}: cites docs/SPEC.md section "
+                           f"{m.group(1)}, which it does not have")
+    return out
+
+
 def main() -> int:
     files = sorted(SRC.rglob("*.rs"))
     modules = {m for f in files if (m := module_of(f)) is not None}
@@ -251,6 +267,7 @@ def main() -> int:
         names = ", ".join("::".join(m) for m in comp)
         ties = [f"{'::'.join(a)} -> {'::'.join(b)}" for a in comp for b in sorted(edges[a]) if b in comp]
         problems.append(f"module cycle: {names} ({'; '.join(ties)})")
+    problems.extend(contract_citations(files))
     for p in problems:
         print(f"check-structure: {p}", file=sys.stderr)
     if not problems:

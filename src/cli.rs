@@ -36,7 +36,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The exit statuses of the reporting commands (SPEC section 4), for `--help` and the
+/// The exit statuses of the reporting commands (docs/SPEC.md section 4), for `--help` and the
 /// man page.
 const EXIT_STATUS: &str = "\
 Exit status (write, edit, patch, check):
@@ -55,7 +55,9 @@ the files that changed and those that did not
 
 When several apply, the first of 4, 2, 1, 3, 0 wins. `history --last` is the gate: it \
 answers for the files on disk, 1 while an error a run introduced is not seen fixed by a later \
-run that checked its file, 3 for a run that never recorded its outcome.";
+run that checked its file, 3 for a run that never recorded its outcome.
+
+The contract: docs/SPEC.md in lspgate's source; the details: its README.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

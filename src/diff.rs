@@ -3,7 +3,7 @@
 //! [`LineMap`] is a line diff of a file's text before and after the edit; it tells where
 //! an untouched line went and which region of the new text replaced a rewritten one.
 //! [`classify`] uses it to pair each diagnostic after the edit with an equal one from
-//! before (SPEC section 2, step 8).
+//! before (docs/SPEC.md section 2, step 8).
 //!
 //! The line diff is `diffy`'s Myers diff with no context lines, so every hunk it returns
 //! is exactly one changed region. `diffy` is already a dependency (the patch parser uses

@@ -1,5 +1,5 @@
-//! The one error type of a command, and the exit status each kind means (SPEC section
-//! 4). Everything a user can cause is one of these; where it came from is in its
+//! The one error type of a command, and the exit status each kind means (docs/SPEC.md
+//! section 4). Everything a user can cause is one of these; where it came from is in its
 //! message, one line, which `lib::run` prints once.
 
 use crate::exit;

@@ -1,4 +1,4 @@
-//! Exit statuses: the contract with scripts (SPEC section 4).
+//! Exit statuses: the contract with scripts (docs/SPEC.md section 4).
 
 /// Done; no new diagnostic at or above `--fail-on`.
 pub const OK: i32 = 0;

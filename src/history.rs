@@ -1,4 +1,4 @@
-//! The run history (SPEC section 8): every reporting run (`write`, `edit`, `patch`,
+//! The run history (docs/SPEC.md section 8): every reporting run (`write`, `edit`, `patch`,
 //! `check`) recorded in a SQLite database, one per workspace, and read back by
 //! `lspgate history`. This file owns the database: where it lives, its schema and
 //! migrations, writing a run, reading runs, and what happens when the file is broken.
@@ -339,7 +339,7 @@ pub struct Pending {
     row: Option<(PathBuf, i64)>,
 }
 
-/// Record the run as started, before it may change the disk (SPEC section 2, step 9).
+/// Record the run as started, before it may change the disk (docs/SPEC.md section 2, step 9).
 /// `Err` means the run must not be made: a database exists, and the gate would read an
 /// older run from it.
 pub fn begin(

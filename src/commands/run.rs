@@ -214,7 +214,7 @@ fn run_in_process(
     let result = check::run(&mut pool, ctx, job);
     // Dropping the observer clears the status line before the report prints.
     pool.observer = None;
-    // A hung or flooding server must cost at most the timeouts (SPEC section 2), so
+    // A hung or flooding server must cost at most the timeouts (docs/SPEC.md section 2), so
     // the shutdown grace comes out of what the run left of them: a run that ended
     // early still gives its servers the full grace, one that spent its timeouts on a
     // server that stopped answering gives it only the minimum before killing it.

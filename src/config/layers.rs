@@ -1,5 +1,5 @@
 //! Layering the config files over the built-in table (built-in < user < project),
-//! and the trust rule of SPEC section 5: a project file may tune servers, but unless
+//! and the trust rule of docs/SPEC.md section 5: a project file may tune servers, but unless
 //! the workspace is trusted it may not choose a program to run (`command`, `args`),
 //! nor which servers run for which files (`disabled`, `role`, `extensions`...), nor
 //! weaken the verdict (`fail-on`, shorter timeouts, a severity filter, a shorter

@@ -1,4 +1,4 @@
-//! The warm daemon (SPEC section 6): one process per workspace that keeps the
+//! The warm daemon (docs/SPEC.md section 6): one process per workspace that keeps the
 //! workspace's language servers running between runs, and serves runs one at a time,
 //! in arrival order, through the same [`check::run`] as a one-shot run.
 //!
@@ -50,7 +50,7 @@ use protocol::{
 /// it never shows in help, completions or man pages.
 pub const SUBCOMMAND: &str = "__daemon";
 
-/// Idle time after which the daemon exits (SPEC section 6); `LSPGATE_IDLE_TIMEOUT`
+/// Idle time after which the daemon exits (docs/SPEC.md section 6); `LSPGATE_IDLE_TIMEOUT`
 /// changes it.
 const DEFAULT_IDLE: Duration = Duration::from_secs(600);
 /// How long servers get to shut down when the daemon stops one or exits.

@@ -1,4 +1,4 @@
-//! The gate (`history --last`, SPEC section 4): it answers for the tree, not for the
+//! The gate (`history --last`, docs/SPEC.md section 4): it answers for the tree, not for the
 //! last command. It passes only when no error a run introduced is, as far as lspgate's
 //! runs have seen, still in the files on disk.
 //!
@@ -25,7 +25,7 @@
 //! exists is gone with it. Breaks are rows of their own, so the oldest runs' records
 //! can be dropped while a break they found still stands.
 //!
-//! `history --last` exits with the worst, in the order 4, 1, 3, 0 of SPEC section 4, of:
+//! `history --last` exits with the worst, in the order 4, 1, 3, 0 of docs/SPEC.md section 4, of:
 //! the last run's own verdict ([`Run::gate`]: a dry run that would add an error fails
 //! the gate while it is the last attempt); 1 while a break is outstanding; and the
 //! newest run that may have changed the tree (a `write`, `edit` or `patch` that was
@@ -258,7 +258,7 @@ fn unsettled_by(run: &Run) -> i32 {
     }
 }
 
-/// How bad a gate status is, in SPEC section 4's order: 4, then 1, then 3, then 0.
+/// How bad a gate status is, in the order of docs/SPEC.md section 4: 4, then 1, then 3, then 0.
 fn rank(code: i32) -> u8 {
     match code {
         exit::PARTIAL => 3,

@@ -1,4 +1,4 @@
-//! Restarting a server that crashed (SPEC section 6: "a server that crashes is
+//! Restarting a server that crashed (docs/SPEC.md section 6: "a server that crashes is
 //! restarted once and its documents reopened").
 //!
 //! A *crash* is the death of a server that had answered `initialize`, not caused by

@@ -53,7 +53,7 @@ pub fn server_ok() -> ServerReport {
     }
 }
 
-/// The SPEC section 3 example run.
+/// The docs/SPEC.md section 3 example run.
 pub fn spec_example() -> Report {
     let project = (0..5)
         .map(|i| {

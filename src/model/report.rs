@@ -139,7 +139,7 @@ impl Report {
     }
 }
 
-/// The exit status the diagnostics imply (SPEC section 4, without bad input, which never
+/// The exit status the diagnostics imply (docs/SPEC.md section 4, without bad input, which never
 /// reaches a report): 1 if a new diagnostic is at or above `fail_on`, else 3 if the check
 /// was `incomplete`, else 0.
 pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> i32 {
@@ -294,7 +294,7 @@ impl Counts {
         counts
     }
 
-    /// `1 error, 0 warnings`. (The SPEC's example wrote `1 errors`; issue 13 asked for
+    /// `1 error, 0 warnings`. (The the contract's example wrote `1 errors`; issue 13 asked for
     /// English, and a script matches `[0-9]+ errors?,`.)
     pub fn phrase(self) -> String {
         format!(

@@ -1,4 +1,4 @@
-//! JSON rendering of a [`super::Report`] (SPEC section 3): one object, on one line, with
+//! JSON rendering of a [`super::Report`] (docs/SPEC.md section 3): one object, on one line, with
 //! a stable shape: every key is always present (`null` when there is nothing), in the
 //! order of the structs below, except a diagnostic's `tags`, present only when it has
 //! some. The lists follow the same new-only/`--all` choice and order as the text.

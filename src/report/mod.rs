@@ -36,7 +36,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     }
 }
 
-/// Print the report on stdout, and in text form the human notes that SPEC section 3
+/// Print the report on stdout, and in text form the human notes that docs/SPEC.md section 3
 /// sends to stderr (skipped files). A closed stdout (`lspgate ... | head`) is not an
 /// error: the exit status still tells the caller what it needs.
 pub fn print(report: &Report, opts: &RenderOptions) -> io::Result<()> {
@@ -59,7 +59,7 @@ fn ignore_broken_pipe(result: io::Result<()>) -> io::Result<()> {
 }
 
 /// The notes that are not part of the report proper: files no server covers. They go
-/// to stderr (SPEC section 3) because skipping them is expected, not a gap in the check.
+/// to stderr (docs/SPEC.md section 3) because skipping them is expected, not a gap in the check.
 /// The list names at most `max_entries` files (`--max-entries`, as the blocks) and
 /// counts the rest.
 pub fn render_stderr_notes(

@@ -1,4 +1,4 @@
-//! Text rendering of a [`super::Report`] (SPEC section 3): the `<file_diagnostics>`,
+//! Text rendering of a [`super::Report`] (docs/SPEC.md section 3): the `<file_diagnostics>`,
 //! `<project_diagnostics>` and `<diagnostic_summary>` blocks, one diagnostic a line.
 //! What is listed, in which order, is decided in [`super`]; this file lays it out.
 

@@ -14,7 +14,7 @@
 //!
 //! When the only compiler at hand is another major version than the project's
 //! (a TypeScript 7 project and only TypeScript 6, or the reverse), its files are
-//! reported as not checked, with a note, exit 3 (SPEC section 4): another compiler's
+//! reported as not checked, with a note, exit 3 (docs/SPEC.md section 4): another compiler's
 //! verdict is not the project's.
 //!
 //! A program inside the workspace is the project's code: like typescript-language-
