@@ -4,9 +4,12 @@
 
 use crate::exit;
 
-/// Why a command did not finish as asked.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
+/// What can go wrong with a run once it is asked for, the same in this process and
+/// across the daemon's socket (`daemon::protocol::Response::Failed`): classified
+/// where it happens, each with the one-line message the CLI prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
     /// Bad input (an unknown option, a malformed patch, a path outside the workspace,
     /// a config file that does not parse...): nothing was written. Exit 2.
     #[error("{0}")]
@@ -15,10 +18,39 @@ pub enum Error {
     /// and what did not. Exit 4.
     #[error("{0}")]
     PartlyWritten(String),
-    /// The run was taken up and its outcome is unknown (the daemon stopped answering):
-    /// the edit may be applied. Exit 3.
+    /// The run was taken up and its outcome is unknown (the daemon stopped answering,
+    /// or failed during the run): the edit may be applied. Exit 3.
     #[error("{0}")]
     Lost(String),
+}
+
+impl Failure {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::BadInput(_) => exit::BAD_INPUT,
+            Failure::PartlyWritten(_) => exit::PARTIAL,
+            Failure::Lost(_) => exit::INCOMPLETE,
+        }
+    }
+}
+
+/// An edit that failed: partly written when some files had changed, else refused
+/// before anything was written.
+impl From<&crate::edit::EditError> for Failure {
+    fn from(e: &crate::edit::EditError) -> Failure {
+        if e.exit_code() == exit::PARTIAL {
+            Failure::PartlyWritten(e.summary())
+        } else {
+            Failure::BadInput(e.to_string())
+        }
+    }
+}
+
+/// Why a command did not finish as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Run(#[from] Failure),
     /// The run finished (an edit written and checked, or a check made, and recorded
     /// in the history) but its report could not be printed (a full disk behind
     /// stdout): never "nothing was written". Exit 1 when the run found new errors,
@@ -31,11 +63,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// Bad input: nothing was written.
+    pub fn bad_input(message: impl Into<String>) -> Error {
+        Error::Run(Failure::BadInput(message.into()))
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::BadInput(_) => exit::BAD_INPUT,
-            Error::PartlyWritten(_) => exit::PARTIAL,
-            Error::Lost(_) => exit::INCOMPLETE,
+            Error::Run(failure) => failure.exit_code(),
             Error::NotPrinted {
                 found_errors: true, ..
             } => exit::NEW_DIAGNOSTICS,
@@ -56,7 +91,7 @@ impl From<anyhow::Error> for Error {
         if broken_pipe {
             Error::BrokenPipe
         } else {
-            Error::BadInput(format!("{e:#}"))
+            Error::bad_input(format!("{e:#}"))
         }
     }
 }

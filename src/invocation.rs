@@ -71,9 +71,9 @@ pub fn validate(cli: Cli, raw_args: &[OsString]) -> Result<Invocation> {
     };
     let run_dir = run_dir
         .canonicalize()
-        .map_err(|e| Error::BadInput(format!("-C {}: {e}", run_dir.display())))?;
+        .map_err(|e| Error::bad_input(format!("-C {}: {e}", run_dir.display())))?;
     let workspace = workspace::find_workspace(&run_dir, cli.root.as_deref())
-        .map_err(|e| Error::BadInput(format!("--root: {e}")))?;
+        .map_err(|e| Error::bad_input(format!("--root: {e}")))?;
     let action = action(cli.command, &run_dir)?;
     Ok(Invocation {
         run_dir,
@@ -141,7 +141,7 @@ fn action(command: Command, run_dir: &Path) -> Result<Action> {
             // A file to check that is not there is bad input, said here once, before
             // any daemon is asked.
             if let Some(missing) = paths.iter().find(|p| !run_dir.join(p).exists()) {
-                return Err(Error::BadInput(format!(
+                return Err(Error::bad_input(format!(
                     "{}: no such file",
                     missing.display()
                 )));
@@ -202,7 +202,7 @@ fn read_patch(patch: Option<&Path>, run_dir: &Path) -> Result<Vec<u8>> {
         None => read_stdin(),
         Some(p) if p == Path::new("-") => read_stdin(),
         Some(p) => std::fs::read(run_dir.join(p))
-            .map_err(|e| Error::BadInput(format!("{}: {e}", p.display()))),
+            .map_err(|e| Error::bad_input(format!("{}: {e}", p.display()))),
     }
 }
 
@@ -210,6 +210,6 @@ fn read_stdin() -> Result<Vec<u8>> {
     let mut buf = Vec::new();
     std::io::stdin()
         .read_to_end(&mut buf)
-        .map_err(|e| Error::BadInput(format!("stdin: {e}")))?;
+        .map_err(|e| Error::bad_input(format!("stdin: {e}")))?;
     Ok(buf)
 }

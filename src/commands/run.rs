@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::error::{Error, Failure};
 use crate::model::{ReportArgs, Reporting};
 use crate::{
     changed, check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged,
@@ -34,12 +34,10 @@ pub enum Ran {
         report: Box<model::Report>,
         options: model::Options,
     },
-    /// The daemon took the run up and stopped answering: why. There is no report, the
-    /// edit may have been applied, and the run stays pending (exit status 3).
-    Lost(String),
-    /// A write failed after changing some files (exit status 4): what changed and
-    /// what did not.
-    PartlyWritten(String),
+    /// The run was made and did not end with a report: lost (the daemon took it up
+    /// and stopped answering; the edit may be applied, the run stays pending) or
+    /// partly written (recorded as such). Bad input is the `Err` of [`reporting_run`].
+    Failed(Failure),
 }
 
 /// One reporting run, whoever asked for it (the CLI, or an `lspgate mcp` tool): load
@@ -91,13 +89,21 @@ pub fn reporting_run(
     } else {
         match daemon::client::run(&ctx, &job, watcher.as_mut(), setting.trust_project) {
             daemon::client::Served::Report(report) => Ok(report),
-            daemon::client::Served::Failed(e) => Err(e),
+            daemon::client::Served::Failed(Failure::BadInput(message)) => {
+                Err(edit::EditError::Other(message))
+            }
+            daemon::client::Served::Failed(Failure::PartlyWritten(what)) => {
+                pending.partly_written(invocation, &what);
+                return Ok(Ran::Failed(Failure::PartlyWritten(what)));
+            }
             daemon::client::Served::Unreachable(why) => {
                 print_error(&format!("note: {why}; running the servers in this process"));
                 run_in_process(&ctx, job, watcher.take())
             }
             // The edit may be applied: the run stays pending, and the gate says 3.
-            daemon::client::Served::Lost(why) => return Ok(Ran::Lost(why)),
+            daemon::client::Served::Failed(lost @ Failure::Lost(_)) => {
+                return Ok(Ran::Failed(lost));
+            }
         }
     };
     // Done watching (a status line is cleared) before anything else is said.
@@ -106,7 +112,7 @@ pub fn reporting_run(
         Ok(report) => report,
         Err(e) if e.exit_code() == exit::PARTIAL => {
             pending.partly_written(invocation, &e.summary());
-            return Ok(Ran::PartlyWritten(e.summary()));
+            return Ok(Ran::Failed(Failure::from(&e)));
         }
         Err(e) => {
             pending.discard();
@@ -146,8 +152,7 @@ pub(crate) fn report_run(
     let line = report::progress::StatusLine::for_stderr(quiet)
         .map(|line| Box::new(line) as Box<dyn crate::model::progress::Watcher>);
     match reporting_run(setting, invocation, request, line)? {
-        Ran::Lost(why) => Err(Error::Lost(why)),
-        Ran::PartlyWritten(what) => Err(Error::PartlyWritten(what)),
+        Ran::Failed(failure) => Err(Error::Run(failure)),
         Ran::Done { report, options } => {
             let render = report::RenderOptions {
                 format: options.format,

@@ -8,6 +8,7 @@
 //! [`run`] says so and the caller runs the servers in-process instead; once the daemon
 //! has taken a run up, the run is never made a second time.
 
+use crate::error::Failure;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
@@ -51,15 +52,13 @@ const MAX_LOG: u64 = 1024 * 1024;
 /// How a run through the daemon ended.
 pub enum Served {
     Report(Report),
-    /// The daemon made the run and could not: the edit's error, bad input (nothing
-    /// written) or a partly written edit.
-    Failed(crate::edit::EditError),
+    /// The daemon took the run up and it failed: bad input (nothing written), a
+    /// partly written edit, or lost (the daemon stopped answering, or failed during
+    /// the run: the edit may be applied, and must not be made again).
+    Failed(Failure),
     /// No daemon could be reached or started; nothing was sent. The caller runs
     /// the servers in-process.
     Unreachable(String),
-    /// The daemon took the run up and then stopped answering: the edit may be
-    /// applied, and must not be made again.
-    Lost(String),
 }
 
 /// Make the run through the workspace's daemon, starting it if needed. With a
@@ -181,8 +180,8 @@ fn exchange_run(
     match answer(first, me) {
         Ok(Response::Started) => {}
         Ok(Response::Exiting) => return Step::Retry("the daemon was exiting".into()),
-        Ok(Response::Failed { message, .. }) => {
-            return Step::Done(Served::Unreachable(message));
+        Ok(Response::Failed(failure)) => {
+            return Step::Done(Served::Unreachable(failure.to_string()));
         }
         Ok(other) => {
             return Step::Done(Served::Unreachable(format!(
@@ -196,10 +195,10 @@ fn exchange_run(
         }
     }
     let lost = |why: String| {
-        Step::Done(Served::Lost(format!(
+        Step::Done(Served::Failed(Failure::Lost(format!(
             "{why}; the edit may have been applied (daemon log: {})",
             paths.log.display()
-        )))
+        ))))
     };
     let deadline = Instant::now() + budget;
     loop {
@@ -212,20 +211,9 @@ fn exchange_run(
                     continue;
                 }
                 Ok(Response::Report(report)) => Step::Done(Served::Report(*report)),
-                Ok(Response::Failed { message, code }) => match code {
-                    crate::exit::BAD_INPUT => {
-                        Step::Done(Served::Failed(crate::edit::EditError::Other(message)))
-                    }
-                    crate::exit::PARTIAL => {
-                        Step::Done(Served::Failed(crate::edit::EditError::Write {
-                            path: String::new(),
-                            message,
-                            partial: true,
-                        }))
-                    }
-                    // The daemon failed part-way: the edit may have been applied.
-                    _ => lost(message),
-                },
+                // Lost: the daemon failed part-way, and the edit may have been applied.
+                Ok(Response::Failed(Failure::Lost(why))) => lost(why),
+                Ok(Response::Failed(failure)) => Step::Done(Served::Failed(failure)),
                 Ok(other) => lost(format!("unexpected answer from the daemon: {other:?}")),
                 Err(daemon) => lost(format!("the daemon turned into {daemon}")),
             },

@@ -25,6 +25,7 @@ mod units;
 mod watch;
 mod watcher;
 
+use crate::error::Failure;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::fs;
@@ -357,10 +358,9 @@ impl Daemon {
             Err(e) => {
                 self.reply(
                     &stream,
-                    &Response::Failed {
-                        message: format!("the daemon could not read the request: {e}"),
-                        code: crate::exit::BAD_INPUT,
-                    },
+                    &Response::Failed(Failure::BadInput(format!(
+                        "the daemon could not read the request: {e}"
+                    ))),
                 );
                 return Flow::Continue;
             }
@@ -421,14 +421,11 @@ impl Daemon {
         if req.workspace != self.workspace {
             self.reply(
                 stream,
-                &Response::Failed {
-                    message: format!(
-                        "the daemon serves {}, not {}",
-                        self.workspace.display(),
-                        req.workspace.display()
-                    ),
-                    code: crate::exit::BAD_INPUT,
-                },
+                &Response::Failed(Failure::BadInput(format!(
+                    "the daemon serves {}, not {}",
+                    self.workspace.display(),
+                    req.workspace.display()
+                ))),
             );
             return Flow::Continue;
         }
@@ -439,10 +436,9 @@ impl Daemon {
             log(&format!("refused a run: {why}"));
             self.reply(
                 stream,
-                &Response::Failed {
-                    message: format!("the daemon refused the run: {why}"),
-                    code: crate::exit::BAD_INPUT,
-                },
+                &Response::Failed(Failure::BadInput(format!(
+                    "the daemon refused the run: {why}"
+                ))),
             );
             return Flow::Continue;
         }
@@ -495,13 +491,7 @@ impl Daemon {
                 Flow::Continue
             }
             Ok(Err(e)) => {
-                self.reply(
-                    stream,
-                    &Response::Failed {
-                        message: e.to_string(),
-                        code: e.exit_code(),
-                    },
-                );
+                self.reply(stream, &Response::Failed(Failure::from(&e)));
                 Flow::Continue
             }
             Err(_) => {
@@ -509,13 +499,10 @@ impl Daemon {
                 // is unknown now: start over rather than serve from it.
                 self.reply(
                     stream,
-                    &Response::Failed {
-                        message: format!(
-                            "the daemon failed during the run; see {}",
-                            self.paths.log.display()
-                        ),
-                        code: crate::exit::INCOMPLETE,
-                    },
+                    &Response::Failed(Failure::Lost(format!(
+                        "the daemon failed during the run; see {}",
+                        self.paths.log.display()
+                    ))),
                 );
                 Flow::Exit("a run panicked".into())
             }

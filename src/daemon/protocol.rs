@@ -27,8 +27,9 @@ use crate::servers::ServerSpec;
 /// Bumped whenever a message changes shape. 2: progress, the cache queries
 /// (diagnostics, logs, messages) and crash counts in the status. 3: the client's umask
 /// and trust in a run, the exit status in `Failed`. 4: a run's file contents follow
-/// its frame raw ([`WireJob`]).
-pub const PROTOCOL: u32 = 4;
+/// its frame raw ([`WireJob`]). 5: `Failed` carries the failure's kind
+/// (`error::Failure`), not an exit status.
+pub const PROTOCOL: u32 = 5;
 
 /// Frames carry no file contents (those follow a run's frame raw): generous, but
 /// bounded so that garbage on the socket cannot take the daemon's memory.
@@ -296,13 +297,9 @@ pub enum Response {
     Started,
     Report(Box<Report>),
     /// The run could not be made (an edit that failed to commit, say); nothing of it
-    /// is reported. The message is the error's, for the CLI to print; `code` the exit
-    /// status it calls for: 2 (nothing was written), 4 (the edit was partly written),
-    /// or 3 (the daemon failed during the run: the edit may have been applied).
-    Failed {
-        message: String,
-        code: i32,
-    },
+    /// is reported. Bad input (nothing was written), a partly written edit, or lost
+    /// (the daemon failed during the run: the edit may have been applied).
+    Failed(crate::error::Failure),
     Status(Box<Status>),
     /// Answer to `stop`: the daemon exits once it has shut its servers down.
     Stopping {

@@ -114,8 +114,8 @@ pub enum EditError {
     },
     /// Writing to disk failed. With `partial` false nothing changed on disk; with
     /// `partial` true some files had already been replaced (see [`commit`]), and the
-    /// message names those that were and those that were not. `path` is empty for an
-    /// error passed on whole (from the daemon).
+    /// message names those that were and those that were not. `path` may be empty
+    /// (an error of the whole commit).
     #[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
     Write {
         path: String,

@@ -454,7 +454,7 @@ fn reporting(
     let invocation = history::Invocation::start(tool, &typed);
     let (report, options) = match reporting_run(&setting, &invocation, request, watcher)? {
         Ran::Done { report, options } => (report, options),
-        Ran::Lost(why) | Ran::PartlyWritten(why) => return Ok(Outcome::Failed(why)),
+        Ran::Failed(failure) => return Ok(Outcome::Failed(failure.to_string())),
     };
     let render = report::RenderOptions {
         format: Format::Text,
