@@ -4,9 +4,9 @@
 //! package was not checked, the run says which and exits 3. Before, each breaking
 //! edit here exited 0 with only the edited package checked.
 //!
-//! Each fixture was proved with the batch checkers first (`tsc --noEmit -p
-//! packages/app`, `pyright` at the root, `go vet ./...` in `app`): clean as written,
-//! one error in `app` after the edit.
+//! Each fixture was proved with the batch checkers first, on a copy written out by
+//! hand: clean as written, and after the edit one error, in the package two away
+//! (the commands and what they said are in each fixture's comment).
 
 use super::*;
 use crate::support::process::DaemonGuard;
@@ -21,6 +21,12 @@ const RENAME: (&str, &str) = ("retries: 3", "attempts: 3");
 /// tsconfig per package extending the root's base (no root tsconfig), each package's
 /// `exports` pointing at its sources under the custom condition `source` (nothing
 /// built), and the `node_modules/@fx` links npm makes for a workspace.
+///
+/// Proved with `tsc --noEmit -p packages/app` and `tsgo --noEmit -p packages/app`:
+/// exit 0 as written; after [`RENAME`], `packages/app/src/index.ts(3,39): error
+/// TS2339: Property 'retries' does not exist on type '{ name: string; attempts:
+/// number; }'` from both. After the clean edit (`retries: 4`), `tsc --noEmit -p
+/// packages/<p>` is clean for each of the three.
 fn npm_workspace() -> Test {
     let base = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "customConditions": ["source"], "types": [] } }
 "#;
@@ -132,8 +138,42 @@ fn npm_workspace_a_clean_edit_is_silent() {
         .args(WAITS)
         .run();
     out.assert_code(0);
+    out.stdout_lacks("Error:");
     assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
     out.stdout_contains("checked: typescript-language-server at . for packages");
+}
+
+/// The rename as a patch (`git diff` output on stdin): the same break, in the text
+/// report's `<project_diagnostics>`, never in the edited file's block.
+#[test]
+fn npm_workspace_a_patch_breaks_a_file_two_packages_away() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let diff = "diff --git a/packages/core/src/config.ts b/packages/core/src/config.ts\n\
+                --- a/packages/core/src/config.ts\n\
+                +++ b/packages/core/src/config.ts\n\
+                @@ -1,3 +1,3 @@\n \
+                export function makeConfig(name: string) {\n\
+                -  return { name, retries: 3 };\n\
+                +  return { name, attempts: 3 };\n \
+                }\n";
+    let out = npm_workspace()
+        .stdin(diff)
+        .args(["patch", "-"])
+        .args(WAITS)
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "packages/app/src/index.ts", 3);
+    assert!(
+        out.block("file_diagnostics").is_none(),
+        "the edited file has no error of its own\n{out}"
+    );
+    assert!(
+        out.file("packages/core/src/config.ts")
+            .contains("attempts: 3"),
+        "patch not applied\n{out}"
+    );
 }
 
 #[test]
@@ -192,6 +232,9 @@ fn npm_workspace_with_typescript_7() {
 
 /// A `tsc -b` solution: the root tsconfig references three composite projects, each
 /// importing the one before by a relative path into its sources (nothing built).
+///
+/// Proved with `tsc -b` at the root: exit 0 as written; after the rename in `a`,
+/// `packages/c/src/main.ts(3,39): error TS2339: Property 'retries' does not exist`.
 #[test]
 fn project_references_an_edit_breaks_a_file_two_references_away() {
     if !installed(&TSLS) {
@@ -241,6 +284,10 @@ fn project_references_an_edit_breaks_a_file_two_references_away() {
 
 /// A uv workspace of three members in `src/` layouts, installed editable in the root's
 /// `.venv` (a `.pth` file per member, what an editable install writes).
+///
+/// Proved with `pyright` at the root: `0 errors` as written; after [`UV_RENAME`],
+/// `packages/app/src/fxapp/main.py:3:23 - error: Cannot access attribute "retries"
+/// for class "Config"`, the only one.
 fn uv_workspace() -> Test {
     let test = Test::new()
         .watchdog(WATCHDOG)
@@ -300,22 +347,22 @@ fn python_version() -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Renames the field of `core`'s dataclass that `app` reads through `mid`.
+const UV_RENAME: [&str; 6] = [
+    "edit",
+    "packages/core/src/fxcore/config.py",
+    "--old",
+    "    retries: int",
+    "--new",
+    "    attempts: int",
+];
+
 #[test]
 fn uv_workspace_an_edit_breaks_a_member_two_members_away() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let out = uv_workspace()
-        .args([
-            "edit",
-            "packages/core/src/fxcore/config.py",
-            "--old",
-            "    retries: int",
-            "--new",
-            "    attempts: int",
-        ])
-        .args(WAITS)
-        .run();
+    let out = uv_workspace().args(UV_RENAME).args(WAITS).run();
     out.assert_code(1);
     assert_error_in(
         &out,
@@ -327,16 +374,43 @@ fn uv_workspace_an_edit_breaks_a_member_two_members_away() {
 }
 
 #[test]
-fn go_work_an_edit_breaks_a_module_two_modules_away() {
-    if !installed(&GOPLS) {
+fn uv_workspace_through_the_daemon() {
+    if !installed(&PYRIGHT) {
         return;
     }
+    let test = uv_workspace().with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let warm = test
+        .args(["check", "packages/mid/src/fxmid/__init__.py"])
+        .args(&WAITS[1..])
+        .run();
+    warm.assert_code(0);
+    let broken = warm.again().args(UV_RENAME).args(&WAITS[1..]).run();
+    broken.assert_code(1);
+    assert_error_in(
+        &broken,
+        "project_diagnostics",
+        "packages/app/src/fxapp/main.py",
+        3,
+    );
+}
+
+/// A `go.work` of three modules, each with its own `go.mod` and no `require` (the
+/// workspace puts them in one build; nothing is downloaded). `core` builds its
+/// struct unkeyed, so renaming a field breaks only `app`, which reads it through
+/// `mid`.
+///
+/// Proved with `GOPROXY=off go vet ./...` in each module: clean as written; after
+/// [`GO_RENAME`], `core` and `mid` still clean, `app`: `./app.go:5:26:
+/// mid.Defaults.Retries undefined (type core.Config has no field or method
+/// Retries)`. (`GOFLAGS=-mod=mod` is refused in workspace mode.)
+fn go_work() -> Test {
     let mut test = Test::new()
         .watchdog(WATCHDOG)
         .file("go.work", "go 1.19\n\nuse (\n\t./core\n\t./mid\n\t./app\n)\n")
         .file(
             "core/core.go",
-            "package core\n\ntype Config struct {\n\tName    string\n\tRetries int\n}\n\nfunc MakeConfig(name string) Config { return Config{Name: name, Retries: 3} }\n",
+            "package core\n\ntype Config struct {\n\tName    string\n\tRetries int\n}\n\nfunc MakeConfig(name string) Config { return Config{name, 3} }\n",
         )
         .file("mid/mid.go", "package mid\n\nimport \"example.com/core\"\n\nvar Defaults = core.MakeConfig(\"mid\")\n")
         .file("app/app.go", "package app\n\nimport \"example.com/mid\"\n\nvar Tries = mid.Defaults.Retries + 1\n");
@@ -346,34 +420,56 @@ fn go_work_an_edit_breaks_a_module_two_modules_away() {
             format!("module example.com/{module}\n\ngo 1.19\n"),
         );
     }
-    let out = test
-        .args([
-            "edit",
-            "core/core.go",
-            "--old",
-            "\tRetries int",
-            "--new",
-            "\tAttempts int",
-        ])
-        .args(WAITS)
-        .run();
+    test
+}
+
+const GO_RENAME: [&str; 6] = [
+    "edit",
+    "core/core.go",
+    "--old",
+    "\tRetries int",
+    "--new",
+    "\tAttempts int",
+];
+
+#[test]
+fn go_work_an_edit_breaks_a_module_two_modules_away() {
+    if !installed(&GOPLS) {
+        return;
+    }
+    let out = go_work().args(GO_RENAME).args(WAITS).run();
     out.assert_code(1);
     assert_error_in(&out, "project_diagnostics", "app/app.go", 5);
+    assert!(
+        out.block("file_diagnostics").is_none(),
+        "core itself still builds\n{out}"
+    );
     out.stdout_contains(
         "checked: gopls at . for packages example.com/app, example.com/core, example.com/mid",
     );
 }
 
 #[test]
-fn a_workspace_manifest_lspgate_cannot_map_is_never_clean() {
-    if !installed(&TSLS) {
+fn go_work_through_the_daemon() {
+    if !installed(&GOPLS) {
         return;
     }
-    let test = npm_workspace().file(
-        "package.json",
-        "{ \"name\": \"root\", \"private\": true, \"workspaces\": 3 }\n",
-    );
-    let out = test
+    let test = go_work().with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let warm = test.args(["check", "mid/mid.go"]).args(&WAITS[1..]).run();
+    warm.assert_code(0);
+    let broken = warm.again().args(GO_RENAME).args(&WAITS[1..]).run();
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", "app/app.go", 5);
+}
+
+/// The clean edit and the rename in `core`, each run on `test` (a workspace whose
+/// manifest lspgate cannot map): each exits 3 with a note naming `manifest`. The
+/// rename breaks `app`, which the server at `core`'s own root never loaded: were it
+/// found anyway, the run would exit 1 with it, which is as honest.
+fn assert_unmapped_never_clean(test: impl Fn() -> Test, manifest: &str) {
+    let note = format!("{manifest}: a monorepo lspgate cannot map");
+    let clean = test()
         .args([
             "edit",
             "packages/core/src/config.ts",
@@ -384,8 +480,65 @@ fn a_workspace_manifest_lspgate_cannot_map_is_never_clean() {
         ])
         .args(WAITS)
         .run();
-    out.assert_code(3);
-    super::configuration::assert_note(&out, "package.json: a monorepo lspgate cannot map");
+    clean.assert_code(3);
+    super::configuration::assert_note(&clean, &note);
+    let broken = rename_core(test(), &WAITS);
+    broken.assert_code_in(&[1, 3]);
+    if broken.code == Some(1) {
+        assert!(
+            !json_diagnostics_at(&broken.json(), "packages/app/src/index.ts", 3).is_empty(),
+            "exit 1 without the break in app\n{broken}"
+        );
+    }
+    let notes: Vec<String> = broken.json()["notes"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        notes.iter().any(|n| n.contains(&note)),
+        "no note saying {note:?}\n{broken}"
+    );
+}
+
+/// npm's `workspaces` that is not a list of globs.
+#[test]
+fn a_malformed_workspaces_is_never_clean() {
+    if !installed(&TSLS) {
+        return;
+    }
+    assert_unmapped_never_clean(
+        || {
+            npm_workspace().file(
+                "package.json",
+                "{ \"name\": \"root\", \"private\": true, \"workspaces\": 3 }\n",
+            )
+        },
+        "package.json",
+    );
+}
+
+/// A workspace tool lspgate does not map: Rush (`rush.json`), with no `workspaces`
+/// in the root package.json.
+#[test]
+fn a_rush_monorepo_is_never_clean() {
+    if !installed(&TSLS) {
+        return;
+    }
+    assert_unmapped_never_clean(
+        || {
+            npm_workspace()
+                .file("package.json", "{ \"name\": \"root\", \"private\": true }\n")
+                .file(
+                    "rush.json",
+                    "{ \"rushVersion\": \"5.100.0\", \"projects\": [{ \"packageName\": \"@fx/core\", \"projectFolder\": \"packages/core\" }, { \"packageName\": \"@fx/mid\", \"projectFolder\": \"packages/mid\" }, { \"packageName\": \"@fx/app\", \"projectFolder\": \"packages/app\" }] }\n",
+                )
+        },
+        "rush.json",
+    );
 }
 
 /// Packages that depend on each other by path, with no workspace manifest: the server
@@ -411,12 +564,10 @@ fn a_package_depending_by_its_manifest_outside_the_root_is_never_clean() {
     super::configuration::assert_note(&out, "were not checked: web (apps/web)");
 }
 
-/// The TypeScript server of the monorepo never answers for `packages/app` (the fake
-/// server in its place, silent there): the break may be there, so the run names the
-/// package and exits 3.
-#[test]
-fn a_package_whose_files_time_out_is_named() {
-    let test = Test::new()
+/// A monorepo of `@fx/core` and `@fx/app` whose TypeScript server (the fake server
+/// in its place) never answers for `packages/app`.
+fn silent_for_app() -> Test {
+    Test::new()
         .file(
             "package.json",
             "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
@@ -428,19 +579,53 @@ fn a_package_whose_files_time_out_is_named() {
         .fake_server_as(
             "typescript-language-server",
             &["--silent-under", "packages/app"],
-        );
-    let out = test
-        .args([
-            "edit",
-            "packages/core/a.fake",
-            "--old",
-            "def greet",
-            "--new",
-            "def greeting",
-        ])
-        .args(["--no-daemon", "--startup-timeout", "3s", "--timeout", "2s"])
-        .args(["--cross-file-timeout", "1s"])
+        )
+}
+
+/// Renames what `app` uses, with short waits: the fake server answers at once or
+/// never.
+fn rename_greet(test: Test, cold: bool) -> Output {
+    let waits = [
+        "--startup-timeout",
+        "3s",
+        "--timeout",
+        "2s",
+        "--cross-file-timeout",
+        "1s",
+    ];
+    test.args([
+        "edit",
+        "packages/core/a.fake",
+        "--old",
+        "def greet",
+        "--new",
+        "def greeting",
+    ])
+    .args(if cold { &["--no-daemon"][..] } else { &[] })
+    .args(waits)
+    .run()
+}
+
+/// The TypeScript server of the monorepo never answers for `packages/app`: the break
+/// may be there, so the run names the package and exits 3.
+#[test]
+fn a_package_whose_files_time_out_is_named() {
+    let out = rename_greet(silent_for_app(), true);
+    out.assert_code(3);
+    super::configuration::assert_note(&out, "not checked: @fx/app");
+}
+
+/// The same through the daemon, on a second run whose server is already up.
+#[test]
+fn a_package_whose_files_time_out_is_named_through_the_daemon() {
+    let test = silent_for_app().with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let warm = test
+        .args(["check", "packages/core/a.fake"])
+        .args(["--startup-timeout", "3s", "--timeout", "2s"])
         .run();
+    warm.assert_code(0);
+    let out = rename_greet(warm.again(), false);
     out.assert_code(3);
     super::configuration::assert_note(&out, "not checked: @fx/app");
 }
