@@ -1843,3 +1843,37 @@ fn a_report_that_cannot_be_printed_does_not_claim_nothing_was_written() {
         );
     }
 }
+
+/// A file whose before view did not arrive (the server slower than the start-up
+/// budget): what the server says of it after the edit cannot be told new from old, so
+/// its old error is not reported as new (it was, exit 1), and the run is incomplete.
+#[test]
+fn no_before_view_never_counts_an_old_diagnostic_as_new() {
+    let out = Test::new()
+        .file("a.fake", "ERROR old\none\n")
+        .fake_server(&["--mode", "slow-publish=2500"])
+        .args(["edit", "a.fake", "--old", "one", "--new", "two"])
+        .args([
+            "--startup-timeout",
+            "1s",
+            "--timeout",
+            "10s",
+            "--cross-file-timeout",
+            "1s",
+        ])
+        .args(["--no-daemon"])
+        .run();
+    out.assert_code(3);
+    assert!(
+        out.stdout_lacks("<file_diagnostics>")
+            .stdout
+            .contains("New: 0 errors"),
+        "{out}"
+    );
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.contains("no before view of a.fake") && n.contains("not checked: a.fake")),
+        "{out}"
+    );
+}

@@ -172,7 +172,7 @@ def prepare(p: Project, work: Path) -> Path:
         # GOPROXY=off are all it takes.
         (out / "go.sum").touch()
         run(["go", "build", "./..."], cwd=out, env=GO_ENV)
-    elif p.name == "trpc-workspace":
+    elif p.name in ("trpc-workspace", "trpc-workspace-ts7"):
         prepare_npm_workspace(spec, work, out)
     elif p.name == "trpc-references":
         prepare_npm_workspace(spec, work, out, references=True)

@@ -115,6 +115,16 @@ GO_WORK_ENV = {"GOPROXY": "off", "GOFLAGS": "", "GONOSUMDB": "*", "GOTOOLCHAIN":
                "GOSUMDB": "off"}
 
 PROJECTS += [
+    Project("trpc-workspace-ts7", "TypeScript 7",
+            "npm:@trpc/server@10.45.2+@trpc/client@10.45.2+@trpc/react-query@10.45.2;"
+            "@types/node@22.20.5+react@18.3.1+react-dom@18.3.1+@types/react@18.3.12"
+            "+@tanstack/react-query@4.36.1+typescript@7.0.2",
+            ["../../node_modules/.bin/tsc", "--noEmit", "-p", "."],
+            "tsc --noEmit per package (7)", diffs_from="trpc-workspace",
+            gitignore=("node_modules/",), recheck="",
+            packages=("packages/server", "packages/client", "packages/react-query"),
+            notes="trpc-workspace with typescript@7.0.2 installed at the root (its tsc is "
+                  "the native compiler, and lspgate checks the workspace with it)"),
     Project("trpc-references", "TypeScript 6",
             "npm:@trpc/server@10.45.2+@trpc/client@10.45.2+@trpc/react-query@10.45.2;"
             "@types/node@22.20.5+react@18.3.1+react-dom@18.3.1+@types/react@18.3.12"

@@ -127,6 +127,10 @@ pub(super) fn take(
         wait::settle_servers(pool, &busy, Instant::now() + opts.timeout);
     }
     let mut targets: Vec<Target> = Vec::new();
+    // A dependent a warm server has never been shown may lie in a project it has not
+    // loaded yet (another package of a monorepo, under tsserver): loading it is a
+    // start-up, so its budget.
+    let mut first_sight = false;
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
@@ -142,13 +146,14 @@ pub(super) fn take(
             let Ok(text) = crate::regular::read_to_string(d) else {
                 continue;
             };
+            first_sight |= pool.server(s).doc(d).is_none();
             targets.push(sync(pool, s, d, &text));
             before.dependent_text.insert(d.clone(), text);
         }
     }
     let any_cold = groups.iter().any(|g| g.cold);
     let deadline = Instant::now()
-        + if any_cold {
+        + if any_cold || first_sight {
             opts.startup_timeout
         } else {
             opts.timeout

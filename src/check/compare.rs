@@ -52,7 +52,9 @@ pub(super) fn compare(
                 t.before.as_deref().unwrap_or(""),
                 t.after.as_deref().unwrap_or(""),
             );
-            let c = diff::classify(
+            let c = classify(
+                before,
+                &t.path,
                 &before.of(sb, &t.path),
                 &pool.server(s).diagnostics_of(&t.path),
                 &map,
@@ -74,7 +76,11 @@ pub(super) fn compare(
             } else {
                 (Vec::new(), LineMap::identity())
             };
-            let c = diff::classify(&before_diags, &after, &map);
+            let c = if has_change {
+                classify(before, &t.path, &before_diags, &after, &map)
+            } else {
+                diff::classify(&before_diags, &after, &map)
+            };
             out.fixed += c.fixed.len();
             reported.insert((s, t.path.clone()));
             out.files.push(FileReport {
@@ -95,7 +101,7 @@ pub(super) fn compare(
                 continue;
             }
             let after = pool.server(s).diagnostics_of(&d);
-            let c = diff::classify(&before.of(sb, &d), &after, &LineMap::identity());
+            let c = classify(before, &d, &before.of(sb, &d), &after, &LineMap::identity());
             out.fixed += c.fixed.len();
             out.files.push(FileReport {
                 path: d,
@@ -105,6 +111,26 @@ pub(super) fn compare(
         }
     }
     out
+}
+
+/// Before and after of `path`, unless its before view did not arrive: then nothing
+/// it says can be told new from old, and none of it is counted as new or fixed (the
+/// run is incomplete and says so: `verdict`), never an old diagnostic as new.
+fn classify(
+    before: &Before,
+    path: &std::path::Path,
+    before_diags: &[lsp_types::Diagnostic],
+    after: &[lsp_types::Diagnostic],
+    map: &LineMap,
+) -> diff::Classified {
+    let mut c = diff::classify(before_diags, after, map);
+    if before.missing.iter().any(|m| m == path) {
+        c.fixed.clear();
+        for d in &mut c.diagnostics {
+            d.new = false;
+        }
+    }
+    c
 }
 
 /// Files server `s` reported on by itself since the edit: every file it re-checked

@@ -45,10 +45,10 @@ pub(super) fn judge(
     let mut timed_out = judge_servers(pool, ctx, groups, waits, has_cross);
     timed_out |= judge_baselines(ctx, groups, &before.unsettled);
     let mut notes = Vec::new();
-    if kind.has_change {
-        notes.extend(before_missing_note(ctx, &before.missing));
-    }
     let mut unchecked = unchecked_dependents_notes(ctx, groups);
+    if kind.has_change {
+        unchecked.extend(before_missing_note(ctx, &before.missing));
+    }
     if !written && kind.has_change {
         unchecked.extend(unsaved_dependents_notes(ctx, groups));
     }
@@ -258,7 +258,9 @@ fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
         .map(|p| paths::display(p, &ctx.run_dir))
         .collect();
     Some(format!(
-        "no before view of {} (servers too slow): their old diagnostics may show as new",
+        "no before view of {} (servers too slow): what they say now cannot be told new \
+         from old, so none of it counts as new; not checked: {}",
+        summarize(&paths),
         summarize(&paths)
     ))
 }
