@@ -210,9 +210,12 @@ fn note_unmapped(
     {
         return;
     }
+    let root = u.manifest.parent().unwrap_or(&ctx.workspace);
     out.notes.push(format!(
-        "{manifest}: a monorepo lspgate cannot map ({}): its packages other than {}'s were not checked",
+        "{manifest}: a monorepo lspgate cannot map ({}): the packages under {} that may \
+         import {} were not checked",
         u.why,
+        paths::display(root, &ctx.run_dir),
         paths::display(file, &ctx.run_dir)
     ));
     out.unchecked_files = true;
