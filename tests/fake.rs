@@ -1630,6 +1630,39 @@ mod workspace_analysis {
         );
     }
 
+    /// Cold, a start-up analysis that does not finish within the start-up budget gives
+    /// no before view: c.fake's old error is not counted as new (it was, exit 1), nor
+    /// anything else it says, and the run is incomplete.
+    #[test]
+    fn an_unfinished_start_up_analysis_counts_nothing_as_new() {
+        let out = Test::new()
+            .file("a.fake", "def greet\n")
+            .file("c.fake", "ERROR old\n")
+            .fake_server_as("pyright", &["--mode", "workspace=3000"])
+            .args([
+                "edit",
+                "a.fake",
+                "--old",
+                "def greet",
+                "--new",
+                "def greet\nERROR new",
+            ])
+            .args(["--no-daemon", "--format", "json"])
+            .args([
+                "--startup-timeout",
+                "1s",
+                "--timeout",
+                "8s",
+                "--cross-file-timeout",
+                "1s",
+            ])
+            .run();
+        out.assert_code(3);
+        let report = out.json();
+        assert_eq!(new_messages(&report), Vec::<String>::new(), "{out}");
+        assert_eq!(report["servers"][0]["status"], "timeout", "{out}");
+    }
+
     /// Cold, a run that only creates a file gives the server none of its files to
     /// answer for: one file of the root, opened, is the sign its analysis began.
     #[test]

@@ -54,6 +54,7 @@ pub(super) fn compare(
             );
             let c = classify(
                 before,
+                sb,
                 &t.path,
                 &before.of(sb, &t.path),
                 &pool.server(s).diagnostics_of(&t.path),
@@ -77,7 +78,7 @@ pub(super) fn compare(
                 (Vec::new(), LineMap::identity())
             };
             let c = if has_change {
-                classify(before, &t.path, &before_diags, &after, &map)
+                classify(before, sb, &t.path, &before_diags, &after, &map)
             } else {
                 diff::classify(&before_diags, &after, &map)
             };
@@ -101,7 +102,14 @@ pub(super) fn compare(
                 continue;
             }
             let after = pool.server(s).diagnostics_of(&d);
-            let c = classify(before, &d, &before.of(sb, &d), &after, &LineMap::identity());
+            let c = classify(
+                before,
+                sb,
+                &d,
+                &before.of(sb, &d),
+                &after,
+                &LineMap::identity(),
+            );
             out.fixed += c.fixed.len();
             out.files.push(FileReport {
                 path: d,
@@ -113,18 +121,22 @@ pub(super) fn compare(
     out
 }
 
-/// Before and after of `path`, unless its before view did not arrive: then nothing
-/// it says can be told new from old, and none of it is counted as new or fixed (the
-/// run is incomplete and says so: `verdict`), never an old diagnostic as new.
+/// Before and after of `path`, unless its before view did not arrive, or server `sb`
+/// (the one the before view was asked of) had not finished analysing its workspace
+/// when it was taken: then nothing it says can be told new from old, and none of it is
+/// counted as new or fixed (the run is incomplete and says so: `verdict`), never an old
+/// diagnostic as new.
 fn classify(
     before: &Before,
+    sb: ServerId,
     path: &std::path::Path,
     before_diags: &[lsp_types::Diagnostic],
     after: &[lsp_types::Diagnostic],
     map: &LineMap,
 ) -> diff::Classified {
     let mut c = diff::classify(before_diags, after, map);
-    if before.missing.iter().any(|m| m == path) {
+    let unfinished = before.unsettled.iter().any(|u| u.server == sb);
+    if unfinished || before.missing.iter().any(|m| m == path) {
         c.fixed.clear();
         for d in &mut c.diagnostics {
             d.new = false;

@@ -235,7 +235,7 @@ fn judge_baselines(ctx: &Context, groups: &mut [Group], unsettled: &[Unsettled])
         any = true;
         let text = format!(
             "its analysis of the workspace did not finish within {} (--startup-timeout; {}), \
-             so old diagnostics may show as new",
+             so none of what it says counts as new",
             fmt_duration(ctx.options.startup_timeout),
             u.reason
         );
