@@ -104,6 +104,16 @@ fn assert_checked_packages(report: &Value, names: &[&str]) {
     );
 }
 
+/// `test` through a daemon warmed by a clean `check` of `file` (with `waits`): the
+/// warm-up's output, for `again()`, and the guard that stops the daemon.
+fn warmed(test: Test, file: &str, waits: &[&str]) -> (Output, DaemonGuard) {
+    let test = test.with_daemon();
+    let guard = DaemonGuard::new(&test);
+    let warm = test.args(["check", file]).args(waits).run();
+    warm.assert_code(0);
+    (warm, guard)
+}
+
 #[test]
 fn npm_workspace_an_edit_breaks_a_file_two_packages_away() {
     if !installed(&TSLS) {
@@ -181,13 +191,7 @@ fn npm_workspace_through_the_daemon() {
     if !installed(&TSLS) {
         return;
     }
-    let test = npm_workspace().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/mid/src/index.ts"])
-        .args(&WAITS[1..])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(npm_workspace(), "packages/mid/src/index.ts", &WAITS[1..]);
     let broken = rename_core(warm.again(), &WAITS[1..]);
     broken.assert_code(1);
     let report = broken.json();
@@ -378,13 +382,11 @@ fn uv_workspace_through_the_daemon() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = uv_workspace().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/mid/src/fxmid/__init__.py"])
-        .args(&WAITS[1..])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(
+        uv_workspace(),
+        "packages/mid/src/fxmid/__init__.py",
+        &WAITS[1..],
+    );
     let broken = warm.again().args(UV_RENAME).args(&WAITS[1..]).run();
     broken.assert_code(1);
     assert_error_in(
@@ -454,10 +456,7 @@ fn go_work_through_the_daemon() {
     if !installed(&GOPLS) {
         return;
     }
-    let test = go_work().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test.args(["check", "mid/mid.go"]).args(&WAITS[1..]).run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(go_work(), "mid/mid.go", &WAITS[1..]);
     let broken = warm.again().args(GO_RENAME).args(&WAITS[1..]).run();
     broken.assert_code(1);
     assert_error_in(&broken, "project_diagnostics", "app/app.go", 5);
@@ -618,13 +617,11 @@ fn a_package_whose_files_time_out_is_named() {
 /// The same through the daemon, on a second run whose server is already up.
 #[test]
 fn a_package_whose_files_time_out_is_named_through_the_daemon() {
-    let test = silent_for_app().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/core/a.fake"])
-        .args(["--startup-timeout", "3s", "--timeout", "2s"])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(
+        silent_for_app(),
+        "packages/core/a.fake",
+        &["--startup-timeout", "3s", "--timeout", "2s"],
+    );
     let out = rename_greet(warm.again(), false);
     out.assert_code(3);
     super::configuration::assert_note(&out, "not checked: @fx/app");
