@@ -16,6 +16,15 @@ use crate::support::process::DaemonGuard;
 const CORE_TS: &str =
     "export function makeConfig(name: string) {\n  return { name, retries: 3 };\n}\n";
 const RENAME: (&str, &str) = ("retries: 3", "attempts: 3");
+/// A clean edit of `core` (the same field, another value).
+const CLEAN_CORE: [&str; 6] = [
+    "edit",
+    "packages/core/src/config.ts",
+    "--old",
+    "retries: 3",
+    "--new",
+    "retries: 4",
+];
 
 /// An npm workspace of `@fx/core`, `@fx/mid` and `@fx/app` under `packages/`: one
 /// tsconfig per package extending the root's base (no root tsconfig), each package's
@@ -136,17 +145,7 @@ fn npm_workspace_a_clean_edit_is_silent() {
     if !installed(&TSLS) {
         return;
     }
-    let out = npm_workspace()
-        .args([
-            "edit",
-            "packages/core/src/config.ts",
-            "--old",
-            "retries: 3",
-            "--new",
-            "retries: 4",
-        ])
-        .args(WAITS)
-        .run();
+    let out = npm_workspace().args(CLEAN_CORE).args(WAITS).run();
     out.assert_code(0);
     out.stdout_lacks("Error:");
     assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
@@ -468,17 +467,7 @@ fn go_work_through_the_daemon() {
 /// found anyway, the run would exit 1 with it, which is as honest.
 fn assert_unmapped_never_clean(test: impl Fn() -> Test, manifest: &str) {
     let note = format!("{manifest}: a monorepo lspgate cannot map");
-    let clean = test()
-        .args([
-            "edit",
-            "packages/core/src/config.ts",
-            "--old",
-            "retries: 3",
-            "--new",
-            "retries: 4",
-        ])
-        .args(WAITS)
-        .run();
+    let clean = test().args(CLEAN_CORE).args(WAITS).run();
     clean.assert_code(3);
     super::configuration::assert_note(&clean, &note);
     let broken = rename_core(test(), &WAITS);
