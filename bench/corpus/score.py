@@ -21,7 +21,11 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      as a harness's own write tool would, then a timed `lspgate check --changed`; the
      copy restored with git, the restore taken in by an untimed call, and a call with
      nothing changed timed (its table).
-  5. agent (not in the default modes): a daemon again, and each case applied and then
+  5. idle (not in the default modes): the first edit after the daemon sat idle, per case
+     on a fresh daemon: an untimed `check` of the file the case edits, think time of
+     twice the batch checker (the daemon idle, as while an agent thinks), then the
+     case's `patch` through the daemon, timed; `daemon stop`.
+  6. agent (not in the default modes): a daemon again, and each case applied and then
      undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
      edits only through lspgate does: the daemon's steady state, where nothing changes
      behind its back; the copy is checked to be pristine after the undo;
@@ -299,6 +303,8 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     for mode in ("warm", "agent", "hook"):
         if mode in args.modes:
             outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
+    if "idle" in args.modes:
+        outcomes += run_after_idle(gate, root, p, cases, args, batch.seconds, log)
     alone: dict[str, dict] = {}
     if args.recheck and p.recheck:
         named = [(c.name, c.diff) for c in cases]
@@ -312,6 +318,35 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                 f"{time.monotonic() - t0:.0f}s: " +
                 ", ".join(f"{k}={fmt_recheck(v)}" for k, v in alone[mode].items()))
     return outcomes, batch.seconds, p.checker_label, alone
+
+
+def run_after_idle(gate: Gate, root: Path, p: Project, cases: list[Case], args,
+                   batch_seconds: float, log) -> list[Outcome]:
+    """Idle: each case on a fresh daemon, warmed by an untimed check of the file it
+    edits, left idle for twice the batch checker's time (the agent thinking: the time
+    the daemon has to get ready), then the edit, timed."""
+    outcomes: list[Outcome] = []
+    for case in cases:
+        first = next((d.old for d in parse_diff(case.diff.read_text()) if d.old), None)
+        if first is None:
+            continue  # a case that only creates files has no file to look at first
+        for _ in range(args.runs):
+            try:
+                gate.run(root, ["daemon", "start"])
+                gate.run(root, ["check", first, "--format", "json", "-q", *args.gate_args])
+                time.sleep(2 * batch_seconds)
+                o = run_case(gate, root, case, "idle")
+                outcomes.append(o)
+                log(f"{p.name}/{case.name} idle: {brief(o)}")
+            except subprocess.TimeoutExpired:
+                log(f"{p.name}/{case.name}: an idle run ran more than {RUN_TIMEOUT}s")
+            finally:
+                try:
+                    gate.run(root, ["daemon", "stop"])
+                except subprocess.TimeoutExpired:
+                    log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
+                restore(root)
+    return outcomes
 
 
 def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], args, mode: str,
@@ -474,7 +509,9 @@ def main() -> int:
     ap.add_argument("--modes", default="cold,warm",
                     help="comma-separated: cold, warm (each case restored with git behind "
                     "the daemon's back), agent (each case undone through lspgate), hook "
-                    "(each case applied with git, then `check --changed` through the daemon)")
+                    "(each case applied with git, then `check --changed` through the daemon), "
+                    "idle (the first edit after the daemon sat idle: a check, think time of "
+                    "twice the batch checker, the edit, on a fresh daemon per case)")
     ap.add_argument("--no-recheck", dest="recheck", action="store_false",
                     help="skip the server's own re-check time")
     ap.add_argument("--smoke", action="store_true",

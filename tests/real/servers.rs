@@ -300,8 +300,8 @@ fn pyright_and_ruff_both_report_with_their_sources() {
     );
 }
 
-/// ruff missing from PATH (a PATH of links to node and pyright only): pyright's
-/// report stands, and a note says ruff was not there to check.
+/// ruff missing from PATH (a PATH of links to node, pyright and the Python interpreter
+/// only): pyright's report stands, and a note says ruff was not there to check.
 #[test]
 fn without_ruff_the_type_checker_reports_and_a_note_says_so() {
     if !installed(&PYRIGHT) || !require_server("ruff") {
@@ -313,6 +313,18 @@ fn without_ruff_the_type_checker_reports_and_a_note_says_so() {
     for program in ["node", "pyright-langserver"] {
         let found = lspgate::config::which(program).expect("on PATH");
         std::os::unix::fs::symlink(found, bin.join(program)).expect("symlink");
+    }
+    // pyright with no Python on PATH never ends its analysis of the workspace: the run
+    // is then incomplete (exit 3), which is not what this test is about.
+    let interpreter = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let interpreter = String::from_utf8_lossy(&interpreter.stdout)
+        .trim()
+        .to_string();
+    for name in ["python", "python3"] {
+        std::os::unix::fs::symlink(&interpreter, bin.join(name)).expect("symlink");
     }
     let out = test
         .env("PATH", &bin)
