@@ -16,6 +16,15 @@ use crate::support::process::DaemonGuard;
 const CORE_TS: &str =
     "export function makeConfig(name: string) {\n  return { name, retries: 3 };\n}\n";
 const RENAME: (&str, &str) = ("retries: 3", "attempts: 3");
+/// A clean edit of `core` (the same field, another value).
+const CLEAN_CORE: [&str; 6] = [
+    "edit",
+    "packages/core/src/config.ts",
+    "--old",
+    "retries: 3",
+    "--new",
+    "retries: 4",
+];
 
 /// An npm workspace of `@fx/core`, `@fx/mid` and `@fx/app` under `packages/`: one
 /// tsconfig per package extending the root's base (no root tsconfig), each package's
@@ -104,6 +113,16 @@ fn assert_checked_packages(report: &Value, names: &[&str]) {
     );
 }
 
+/// `test` through a daemon warmed by a clean `check` of `file` (with `waits`): the
+/// warm-up's output, for `again()`, and the guard that stops the daemon.
+fn warmed(test: Test, file: &str, waits: &[&str]) -> (Output, DaemonGuard) {
+    let test = test.with_daemon();
+    let guard = DaemonGuard::new(&test);
+    let warm = test.args(["check", file]).args(waits).run();
+    warm.assert_code(0);
+    (warm, guard)
+}
+
 #[test]
 fn npm_workspace_an_edit_breaks_a_file_two_packages_away() {
     if !installed(&TSLS) {
@@ -126,17 +145,7 @@ fn npm_workspace_a_clean_edit_is_silent() {
     if !installed(&TSLS) {
         return;
     }
-    let out = npm_workspace()
-        .args([
-            "edit",
-            "packages/core/src/config.ts",
-            "--old",
-            "retries: 3",
-            "--new",
-            "retries: 4",
-        ])
-        .args(WAITS)
-        .run();
+    let out = npm_workspace().args(CLEAN_CORE).args(WAITS).run();
     out.assert_code(0);
     out.stdout_lacks("Error:");
     assert_eq!(out.notes(), Vec::<&str>::new(), "{out}");
@@ -181,13 +190,7 @@ fn npm_workspace_through_the_daemon() {
     if !installed(&TSLS) {
         return;
     }
-    let test = npm_workspace().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/mid/src/index.ts"])
-        .args(&WAITS[1..])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(npm_workspace(), "packages/mid/src/index.ts", &WAITS[1..]);
     let broken = rename_core(warm.again(), &WAITS[1..]);
     broken.assert_code(1);
     let report = broken.json();
@@ -378,13 +381,11 @@ fn uv_workspace_through_the_daemon() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = uv_workspace().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/mid/src/fxmid/__init__.py"])
-        .args(&WAITS[1..])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(
+        uv_workspace(),
+        "packages/mid/src/fxmid/__init__.py",
+        &WAITS[1..],
+    );
     let broken = warm.again().args(UV_RENAME).args(&WAITS[1..]).run();
     broken.assert_code(1);
     assert_error_in(
@@ -454,10 +455,7 @@ fn go_work_through_the_daemon() {
     if !installed(&GOPLS) {
         return;
     }
-    let test = go_work().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test.args(["check", "mid/mid.go"]).args(&WAITS[1..]).run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(go_work(), "mid/mid.go", &WAITS[1..]);
     let broken = warm.again().args(GO_RENAME).args(&WAITS[1..]).run();
     broken.assert_code(1);
     assert_error_in(&broken, "project_diagnostics", "app/app.go", 5);
@@ -469,17 +467,7 @@ fn go_work_through_the_daemon() {
 /// found anyway, the run would exit 1 with it, which is as honest.
 fn assert_unmapped_never_clean(test: impl Fn() -> Test, manifest: &str) {
     let note = format!("{manifest}: a monorepo lspgate cannot map");
-    let clean = test()
-        .args([
-            "edit",
-            "packages/core/src/config.ts",
-            "--old",
-            "retries: 3",
-            "--new",
-            "retries: 4",
-        ])
-        .args(WAITS)
-        .run();
+    let clean = test().args(CLEAN_CORE).args(WAITS).run();
     clean.assert_code(3);
     super::configuration::assert_note(&clean, &note);
     let broken = rename_core(test(), &WAITS);
@@ -618,13 +606,11 @@ fn a_package_whose_files_time_out_is_named() {
 /// The same through the daemon, on a second run whose server is already up.
 #[test]
 fn a_package_whose_files_time_out_is_named_through_the_daemon() {
-    let test = silent_for_app().with_daemon();
-    let _guard = DaemonGuard::new(&test);
-    let warm = test
-        .args(["check", "packages/core/a.fake"])
-        .args(["--startup-timeout", "3s", "--timeout", "2s"])
-        .run();
-    warm.assert_code(0);
+    let (warm, _guard) = warmed(
+        silent_for_app(),
+        "packages/core/a.fake",
+        &["--startup-timeout", "3s", "--timeout", "2s"],
+    );
     let out = rename_greet(warm.again(), false);
     out.assert_code(3);
     super::configuration::assert_note(&out, "not checked: @fx/app");
