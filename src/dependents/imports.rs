@@ -662,12 +662,7 @@ fn go_imports(text: &str) -> Vec<String> {
 /// `go.mod`'s module path, and its directory: the root's.
 fn go_module(root: &Path) -> Option<(String, PathBuf)> {
     let text = crate::regular::read_to_string(root.join("go.mod")).ok()?;
-    let module = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("module "))?
-        .trim()
-        .trim_matches('"')
-        .to_string();
+    let module = crate::workspace::monorepo::go_module_path(&text)?;
     Some((module, root.to_path_buf()))
 }
 

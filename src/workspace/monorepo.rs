@@ -38,8 +38,6 @@ pub enum Kind {
 pub struct Monorepo {
     pub root: PathBuf,
     pub kind: Kind,
-    /// The manifest that makes it one.
-    pub manifest: PathBuf,
     pub packages: Vec<Package>,
 }
 
@@ -117,7 +115,7 @@ fn in_dir(dir: &Path, kind: Kind) -> Option<Result<Monorepo, Unmapped>> {
     let packages = expand(dir, &globs, kind)
         .into_iter()
         .map(|d| Package {
-            name: package_name(&d, kind).unwrap_or_else(|| {
+            name: manifest_name(&d.join(name_file(kind))).unwrap_or_else(|| {
                 let rel = d.strip_prefix(dir).unwrap_or(&d);
                 rel.display().to_string()
             }),
@@ -127,7 +125,6 @@ fn in_dir(dir: &Path, kind: Kind) -> Option<Result<Monorepo, Unmapped>> {
     Some(Ok(Monorepo {
         root: dir.to_path_buf(),
         kind,
-        manifest,
         packages,
     }))
 }
@@ -270,29 +267,10 @@ fn references(dir: &Path) -> Option<Declared> {
     }
 }
 
-/// `go.work`'s `use` directives, single or in a block.
+/// `go.work`'s `use` directives.
 fn go_work(dir: &Path) -> Option<Declared> {
     let path = dir.join("go.work");
-    let text = read(&path)?;
-    let mut uses = Vec::new();
-    let mut in_block = false;
-    for line in text.lines() {
-        let line = line.split("//").next().unwrap_or("").trim();
-        if in_block {
-            if line == ")" {
-                in_block = false;
-            } else if !line.is_empty() {
-                uses.push(line.trim_matches('"').to_string());
-            }
-        } else if let Some(rest) = line.strip_prefix("use") {
-            let rest = rest.trim();
-            if rest == "(" {
-                in_block = true;
-            } else if !rest.is_empty() && rest.len() < line.len() - 2 {
-                uses.push(rest.trim_matches('"').to_string());
-            }
-        }
-    }
+    let uses = go_directive(&read(&path)?, "use");
     if uses.is_empty() {
         return Some((
             path,
@@ -300,6 +278,34 @@ fn go_work(dir: &Path) -> Option<Declared> {
         ));
     }
     Some((path, Ok(uses)))
+}
+
+/// The first field of each of a `go.mod` or `go.work`'s `keyword` directives, single
+/// (`use ./a`, `require m v1`) or in a block (`require ( ... )`), unquoted.
+fn go_directive(text: &str, keyword: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let entry = if in_block {
+            in_block = line != ")";
+            Some(line).filter(|_| in_block)
+        } else if let Some(rest) = line.strip_prefix(keyword)
+            && rest.starts_with([' ', '\t', '('])
+        {
+            let rest = rest.trim();
+            in_block = rest == "(";
+            Some(rest).filter(|_| !in_block)
+        } else {
+            None
+        };
+        out.extend(
+            entry
+                .and_then(|e| e.split_whitespace().next())
+                .map(|f| f.trim_matches('"').to_string()),
+        );
+    }
+    out
 }
 
 /// `[tool.uv.workspace]` `members` (minus `exclude`, as `!` globs).
@@ -416,24 +422,6 @@ fn expand(root: &Path, globs: &[String], kind: Kind) -> Vec<PathBuf> {
     out
 }
 
-/// A member's name as its siblings name it.
-fn package_name(dir: &Path, kind: Kind) -> Option<String> {
-    match kind {
-        Kind::Node | Kind::TsReferences => {
-            let v: Value = serde_json::from_str(&read(&dir.join("package.json"))?).ok()?;
-            v["name"].as_str().map(str::to_string)
-        }
-        Kind::GoWork => go_module_path(&read(&dir.join("go.mod"))?),
-        Kind::Uv => {
-            let doc: toml::Table = read(&dir.join("pyproject.toml"))?.parse().ok()?;
-            doc.get("project")?
-                .get("name")?
-                .as_str()
-                .map(str::to_string)
-        }
-    }
-}
-
 /// Directories of a workspace walked at most this deep for packages that depend on
 /// another by its manifest.
 const MAX_DEPENDENT_DEPTH: usize = 5;
@@ -448,8 +436,10 @@ pub fn dependents_outside(root: &Path, kinds: &[Kind], workspace: &Path) -> Vec<
         return Vec::new();
     }
     let mut out = Vec::new();
-    for manifest in family_manifests(kinds) {
-        let Some(own) = manifest_name(&root.join(manifest), manifest) else {
+    let mut manifests: Vec<&str> = kinds.iter().map(|&k| name_file(k)).collect();
+    manifests.dedup();
+    for manifest in manifests {
+        let Some(own) = manifest_name(&root.join(manifest)) else {
             continue;
         };
         let walk = ignore::WalkBuilder::new(workspace)
@@ -467,8 +457,7 @@ pub fn dependents_outside(root: &Path, kinds: &[Kind], workspace: &Path) -> Vec<
                 .iter()
                 .any(|d| same_name(d, &own))
             {
-                let name =
-                    manifest_name(path, manifest).unwrap_or_else(|| dir.display().to_string());
+                let name = manifest_name(path).unwrap_or_else(|| dir.display().to_string());
                 out.push((dir.to_path_buf(), name));
             }
         }
@@ -476,28 +465,24 @@ pub fn dependents_outside(root: &Path, kinds: &[Kind], workspace: &Path) -> Vec<
     out
 }
 
-/// The manifest files of the package families `kinds` span.
-fn family_manifests(kinds: &[Kind]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = kinds
-        .iter()
-        .map(|&k| match k {
-            Kind::Node | Kind::TsReferences => "package.json",
-            Kind::GoWork => "go.mod",
-            Kind::Uv => "pyproject.toml",
-        })
-        .collect();
-    names.dedup();
-    names
+/// The file that names a package of `kind` and lists what it depends on (a
+/// referenced tsconfig project's is its `package.json`).
+fn name_file(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Node | Kind::TsReferences => "package.json",
+        Kind::GoWork => "go.mod",
+        Kind::Uv => "pyproject.toml",
+    }
 }
 
-/// The name a manifest gives its package.
-fn manifest_name(path: &Path, manifest: &str) -> Option<String> {
+/// The name the manifest at `path` (one of the [`name_file`]s) gives its package.
+fn manifest_name(path: &Path) -> Option<String> {
     let text = read(path)?;
-    match manifest {
-        "package.json" => serde_json::from_str::<Value>(&text).ok()?["name"]
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some("package.json") => serde_json::from_str::<Value>(&text).ok()?["name"]
             .as_str()
             .map(str::to_string),
-        "go.mod" => go_module_path(&text),
+        Some("go.mod") => go_module_path(&text),
         _ => {
             let doc: toml::Table = text.parse().ok()?;
             let project = doc.get("project").and_then(|p| p.get("name"));
@@ -525,32 +510,7 @@ fn dependencies(text: &str, manifest: &str) -> Vec<String> {
             .flat_map(|m| m.keys().cloned())
             .collect()
         }
-        "go.mod" => {
-            let mut out = Vec::new();
-            let mut in_block = false;
-            for line in text.lines() {
-                let line = line.split("//").next().unwrap_or("").trim();
-                if in_block {
-                    in_block = line != ")";
-                    out.extend(
-                        line.split_whitespace()
-                            .next()
-                            .filter(|_| in_block)
-                            .map(str::to_string),
-                    );
-                } else if let Some(rest) = line.strip_prefix("require") {
-                    let rest = rest.trim();
-                    in_block = rest == "(";
-                    out.extend(
-                        rest.split_whitespace()
-                            .next()
-                            .filter(|_| !in_block)
-                            .map(str::to_string),
-                    );
-                }
-            }
-            out
-        }
+        "go.mod" => go_directive(text, "require"),
         _ => python_dependencies(text),
     }
 }
