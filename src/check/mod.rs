@@ -223,10 +223,10 @@ fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<Strin
         return Vec::new();
     }
     if g.spec.wait.workspace_analysis {
-        return servers::Group::packages_of(&m, m.packages.iter().map(|p| p.dir.as_path()));
+        return m.names();
     }
     let files = g.files.iter().map(|&i| tracked[i].path.as_path());
-    servers::Group::packages_of(&m, files.chain(g.dependents.iter().map(PathBuf::as_path)))
+    m.names_of(files.chain(g.dependents.iter().map(PathBuf::as_path)))
 }
 
 /// Up to three paths, and how many more.

@@ -47,6 +47,9 @@ pub(super) struct Group {
     /// The server the before view was taken from: not `server` once a crash during a
     /// later wait restarted it under a new id.
     pub before_server: Option<ServerId>,
+    /// The monorepo its server checks from its root, if it does: mapped once, when
+    /// the group is made.
+    monorepo: Option<workspace::Monorepo>,
 }
 
 impl Group {
@@ -60,8 +63,12 @@ impl Group {
     /// A group with none of the run's files (yet): one that checks what a
     /// configuration file governs.
     pub(super) fn without_files(spec: &ServerSpec, root: PathBuf) -> Group {
+        let monorepo = workspace::monorepo::at(&root, &spec.coverage.monorepos)
+            .into_iter()
+            .next();
         Group {
             spec: spec.clone(),
+            monorepo,
             root,
             server: None,
             cold: false,
@@ -83,24 +90,8 @@ impl Group {
 
 impl Group {
     /// The monorepo this group's server checks from its root, if it does.
-    pub(super) fn monorepo(&self) -> Option<workspace::Monorepo> {
-        workspace::monorepo::at(&self.root)
-            .into_iter()
-            .find(|m| self.spec.coverage.monorepos.contains(&m.kind))
-    }
-
-    /// The names of the monorepo packages `paths` are in, sorted, each once.
-    pub(super) fn packages_of<'p>(
-        m: &workspace::Monorepo,
-        paths: impl IntoIterator<Item = &'p std::path::Path>,
-    ) -> Vec<String> {
-        let mut names: Vec<String> = paths
-            .into_iter()
-            .filter_map(|p| m.package_of(p).map(|p| p.name.clone()))
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+    pub(super) fn monorepo(&self) -> Option<&workspace::Monorepo> {
+        self.monorepo.as_ref()
     }
 }
 

@@ -152,9 +152,9 @@ fn packages_not_checked(ctx: &Context, groups: &[Group], waits: &Waits) -> Vec<S
             && unsettled.iter().all(|u| u.path.is_some())
             && !unsettled.is_empty()
         {
-            Group::packages_of(&m, unsettled.iter().filter_map(|u| u.path.as_deref()))
+            m.names_of(unsettled.iter().filter_map(|u| u.path.as_deref()))
         } else {
-            Group::packages_of(&m, m.packages.iter().map(|p| p.dir.as_path()))
+            m.names()
         };
         if names.is_empty() {
             continue;

@@ -338,9 +338,8 @@ pub fn configuration_stamp(
 ) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    let members: Vec<PathBuf> = crate::workspace::monorepo::at(root)
+    let members: Vec<PathBuf> = crate::workspace::monorepo::at(root, &spec.coverage.monorepos)
         .into_iter()
-        .filter(|m| spec.coverage.monorepos.contains(&m.kind))
         .flat_map(|m| m.packages.into_iter().map(|p| p.dir))
         .collect();
     let above = root.ancestors().filter(|d| d.starts_with(workspace));

@@ -88,7 +88,7 @@ impl<'a> Resolver<'a> {
         let mut module_of = HashMap::new();
         let mut by_name: HashMap<String, Vec<PathBuf>> = HashMap::new();
         let mut by_dir: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
-        let monorepos = crate::workspace::monorepo::at(root);
+        let monorepos = crate::workspace::monorepo::at(root, &crate::workspace::monorepo::ALL);
         let members = |kind: MonorepoKind| {
             monorepos
                 .iter()

@@ -66,6 +66,22 @@ impl Monorepo {
             .filter(|p| path.starts_with(&p.dir))
             .max_by_key(|p| p.dir.components().count())
     }
+
+    /// Every package's name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.names_of(self.packages.iter().map(|p| p.dir.as_path()))
+    }
+
+    /// The names of the packages `paths` are in, sorted, each once.
+    pub fn names_of<'p>(&self, paths: impl IntoIterator<Item = &'p Path>) -> Vec<String> {
+        let mut names: Vec<String> = paths
+            .into_iter()
+            .filter_map(|p| self.package_of(p).map(|p| p.name.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
 }
 
 /// Directories a member glob is matched against at most this deep: a glob with
@@ -92,11 +108,14 @@ pub fn around(dir: &Path, kinds: &[Kind], workspace: &Path) -> Option<Result<Mon
     None
 }
 
-/// The monorepos whose manifests are in `root` itself, of any kind that maps.
-pub fn at(root: &Path) -> Vec<Monorepo> {
-    [Kind::Node, Kind::TsReferences, Kind::GoWork, Kind::Uv]
-        .into_iter()
-        .filter_map(|k| in_dir(root, k)?.ok())
+/// Every kind of manifest.
+pub const ALL: [Kind; 4] = [Kind::Node, Kind::TsReferences, Kind::GoWork, Kind::Uv];
+
+/// The monorepos of `kinds` whose manifests are in `root` itself and map.
+pub fn at(root: &Path, kinds: &[Kind]) -> Vec<Monorepo> {
+    kinds
+        .iter()
+        .filter_map(|&k| in_dir(root, k)?.ok())
         .collect()
 }
 
@@ -659,7 +678,7 @@ mod tests {
             "[project]\nname = \"fx-core\"\n",
         )?;
         write(&ws, "py/x/pyproject.toml", "[project]\nname = \"x\"\n")?;
-        let all = at(&ws);
+        let all = at(&ws, &ALL);
         let by_kind = |k: Kind| all.iter().find(|m| m.kind == k).map(names);
         assert_eq!(by_kind(Kind::Node), Some(vec!["a"]));
         assert_eq!(
