@@ -65,6 +65,7 @@ sys.path.insert(0, str(HERE / "corpus"))
 from daemon_latency import (GNU_TIME, lspgate_env, median, report_of,  # noqa: E402
                             run_measured, table)
 from edit_latency import FIXTURES  # noqa: E402
+from common import make_copy  # noqa: E402
 from projects import PROJECTS, Project, cache_dir  # noqa: E402
 
 # The fixture's breaking edit: every caller of `greet` (b.py, c.py) lacks the argument.
@@ -127,21 +128,6 @@ def edited_file(diff: Path) -> str:
         if line.startswith("+++ b/"):
             return line[len("+++ b/"):]
     raise ValueError(f"{diff}: no file")
-
-
-def corpus_tree(p: Project, into: Path) -> Path:
-    root = into / p.name
-    shutil.copytree(p.tree(), root, symlinks=True)
-    (root / ".corpus-pin").unlink()
-    cc = root / "compile_commands.json"
-    if cc.exists():  # the format wants an absolute directory: this copy's
-        data = json.loads(cc.read_text())
-        for entry in data:
-            entry["directory"] = str(root)
-        cc.write_text(json.dumps(data, indent=1) + "\n")
-    (root / ".gitignore").write_text("".join(f"{g}\n" for g in p.gitignore))
-    commit_all(root)
-    return root
 
 
 def proc_kib(pid: int, key: str) -> int | None:
@@ -330,7 +316,7 @@ def main() -> int:
             if diff is None:
                 errors.append(f"{project.name}: no breaking case")
             else:
-                root = corpus_tree(project, scratch)
+                root = make_copy(project, scratch)
 
                 def apply(args: list[str]) -> None:
                     git(root, "apply", "--whitespace=nowarn", *args, str(diff))

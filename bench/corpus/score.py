@@ -273,13 +273,26 @@ def run_case(gate: Gate, root: Path, case: Case, mode: str, log=None) -> Outcome
     return o
 
 
+def edited_file(case: Case) -> str | None:
+    """The first existing file the case edits, or None when it only creates files."""
+    return next((d.old for d in parse_diff(case.diff.read_text()) if d.old), None)
+
+
 def warm_file(cases: list[Case]) -> str:
     """A file the first case edits, as it stands before: the warm-up check asks about it."""
     for c in cases:
-        for d in parse_diff(c.diff.read_text()):
-            if d.old:
-                return d.old
+        if (path := edited_file(c)) is not None:
+            return path
     raise CorpusError("no case edits an existing file")
+
+
+def stop_daemon(gate: Gate, root: Path, p: Project, log) -> None:
+    """The copy's daemon stopped, and the copy back to pristine."""
+    try:
+        gate.run(root, ["daemon", "stop"])
+    except subprocess.TimeoutExpired:
+        log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
+    restore(root)
 
 
 def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch: Path,
@@ -327,7 +340,7 @@ def run_after_idle(gate: Gate, root: Path, p: Project, cases: list[Case], args,
     the daemon has to get ready), then the edit, timed."""
     outcomes: list[Outcome] = []
     for case in cases:
-        first = next((d.old for d in parse_diff(case.diff.read_text()) if d.old), None)
+        first = edited_file(case)
         if first is None:
             continue  # a case that only creates files has no file to look at first
         for _ in range(args.runs):
@@ -341,11 +354,7 @@ def run_after_idle(gate: Gate, root: Path, p: Project, cases: list[Case], args,
             except subprocess.TimeoutExpired:
                 log(f"{p.name}/{case.name}: an idle run ran more than {RUN_TIMEOUT}s")
             finally:
-                try:
-                    gate.run(root, ["daemon", "stop"])
-                except subprocess.TimeoutExpired:
-                    log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
-                restore(root)
+                stop_daemon(gate, root, p, log)
     return outcomes
 
 
@@ -383,11 +392,7 @@ def run_through_daemon(gate: Gate, root: Path, p: Project, cases: list[Case], ar
     except subprocess.TimeoutExpired:
         log(f"{p.name}: a {mode} run ran more than {RUN_TIMEOUT}s")
     finally:
-        try:
-            gate.run(root, ["daemon", "stop"])
-        except subprocess.TimeoutExpired:
-            log(f"{p.name}: daemon stop ran more than {RUN_TIMEOUT}s")
-        restore(root)
+        stop_daemon(gate, root, p, log)
     return outcomes
 
 
