@@ -206,6 +206,33 @@ const RUST_ANALYZER: Lang = Lang {
     prepare: None,
 };
 
+/// The shell of an npm workspace: a root `package.json` whose `workspaces` is
+/// `packages/*`, the base tsconfig (`base`) that each of `packages` extends with a
+/// `packages/<dir>/tsconfig.json` of its own (no root tsconfig), `node_modules/`
+/// ignored, and the links npm makes for the workspace: `node_modules/<scope>/<dir>`
+/// to `packages/<dir>`.
+fn npm_workspace_shell(base: &str, scope: &str, packages: &[&str]) -> Test {
+    let tsconfig = "{ \"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"] }\n";
+    let mut test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "package.json",
+            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
+        )
+        .file("tsconfig.base.json", base)
+        .file(".gitignore", "node_modules/\n");
+    for dir in packages {
+        test = test.file(format!("packages/{dir}/tsconfig.json"), tsconfig);
+    }
+    let links = test.path(format!("node_modules/{scope}"));
+    fs::create_dir_all(&links).expect("node_modules/<scope>");
+    for dir in packages {
+        std::os::unix::fs::symlink(format!("../../packages/{dir}"), links.join(dir))
+            .expect("the workspace link");
+    }
+    test
+}
+
 /// Whether the language's commands are on PATH; in CI (`CI=true`) a missing one fails
 /// the test instead.
 fn installed(lang: &Lang) -> bool {

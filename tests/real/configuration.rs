@@ -283,18 +283,7 @@ fn a_newer_edition_in_cargo_toml_breaks_a_keyword() {
 fn npm_workspace() -> Test {
     let base = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2020", "module": "esnext", "moduleResolution": "bundler", "types": [] } }
 "#;
-    let package_tsconfig =
-        "{ \"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"] }\n";
-    let test = Test::new()
-        .watchdog(WATCHDOG)
-        .file(
-            "package.json",
-            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
-        )
-        .file("tsconfig.base.json", base)
-        .file(".gitignore", "node_modules/\n")
-        .file("packages/core/tsconfig.json", package_tsconfig)
-        .file("packages/app/tsconfig.json", package_tsconfig)
+    npm_workspace_shell(base, "@x", &["core", "app"])
         .file(
             "packages/core/package.json",
             "{\n  \"name\": \"@x/core\",\n  \"type\": \"module\",\n  \"exports\": { \".\": \"./src/index.ts\" }\n}\n",
@@ -310,11 +299,7 @@ fn npm_workspace() -> Test {
         .file(
             "packages/app/src/main.ts",
             "import { greet } from \"@x/core\";\n\nexport const hello: string = greet(\"app\");\n",
-        );
-    let scope = test.path("node_modules/@x");
-    fs::create_dir_all(&scope).expect("node_modules/@x");
-    std::os::unix::fs::symlink("../../packages/core", scope.join("core")).expect("the link");
-    test
+        )
 }
 
 #[test]

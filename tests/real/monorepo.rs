@@ -39,7 +39,6 @@ const CLEAN_CORE: [&str; 6] = [
 fn npm_workspace() -> Test {
     let base = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "customConditions": ["source"], "types": [] } }
 "#;
-    let tsconfig = "{ \"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"] }\n";
     let manifest = |name: &str, dep: Option<&str>| {
         let deps = dep
             .map(|d| format!(", \"dependencies\": {{ \"{d}\": \"*\" }}"))
@@ -48,14 +47,7 @@ fn npm_workspace() -> Test {
             "{{ \"name\": \"{name}\", \"type\": \"module\", \"exports\": {{ \".\": {{ \"source\": \"./src/index.ts\", \"default\": \"./dist/index.js\" }} }}{deps} }}\n"
         )
     };
-    let mut test = Test::new()
-        .watchdog(WATCHDOG)
-        .file(
-            "package.json",
-            "{ \"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"] }\n",
-        )
-        .file("tsconfig.base.json", base)
-        .file(".gitignore", "node_modules/\n")
+    npm_workspace_shell(base, "@fx", &["core", "mid", "app"])
         .file("packages/core/package.json", manifest("@fx/core", None))
         .file("packages/mid/package.json", manifest("@fx/mid", Some("@fx/core")))
         .file("packages/app/package.json", manifest("@fx/app", Some("@fx/mid")))
@@ -68,17 +60,7 @@ fn npm_workspace() -> Test {
         .file(
             "packages/app/src/index.ts",
             "import { defaults } from \"@fx/mid\";\n\nexport const tries: number = defaults.retries + 1;\n",
-        );
-    for (dir, tsconfig_text) in ["core", "mid", "app"].iter().map(|d| (d, tsconfig)) {
-        test = test.file(format!("packages/{dir}/tsconfig.json"), tsconfig_text);
-    }
-    let scope = test.path("node_modules/@fx");
-    fs::create_dir_all(&scope).expect("node_modules/@fx");
-    for dir in ["core", "mid", "app"] {
-        std::os::unix::fs::symlink(format!("../../packages/{dir}"), scope.join(dir))
-            .expect("the workspace link");
-    }
-    test
+        )
 }
 
 /// The rename in `core`, as JSON.
