@@ -118,6 +118,8 @@ pub(super) fn resolve(
     has_change: bool,
 ) -> Resolved {
     let mut out = Resolved::default();
+    // Manifests that cannot be mapped, each with the first changed file under it.
+    let mut unmapped: Vec<(workspace::Unmapped, &std::path::Path)> = Vec::new();
     for (i, t) in tracked.iter().enumerate() {
         let specs = config::servers_for(&ctx.servers, &t.path, &ctx.workspace);
         // A project config that switched off a check a built-in would make
@@ -156,11 +158,12 @@ pub(super) fn resolve(
         }
         // Every server of the file checks it, each in a group of its own.
         for spec in specs {
-            let (root, unmapped) = spec.root_of(&t.path, &ctx.workspace);
-            if let Some(u) = unmapped
+            let (root, cannot_map) = spec.root_of(&t.path, &ctx.workspace);
+            if let Some(u) = cannot_map
                 && has_change
+                && !unmapped.iter().any(|(seen, _)| seen.manifest == u.manifest)
             {
-                note_unmapped(ctx, &u, &t.path, &mut out);
+                unmapped.push((u, &t.path));
             }
             match out
                 .groups
@@ -171,6 +174,9 @@ pub(super) fn resolve(
                 None => out.groups.push(Group::new(spec, root, i)),
             }
         }
+    }
+    for (u, file) in &unmapped {
+        note_unmapped(ctx, u, file, &mut out);
     }
     if has_change {
         note_packages_outside(ctx, &mut out);
@@ -186,7 +192,7 @@ pub(super) fn resolve(
 }
 
 /// A monorepo manifest lspgate cannot map around a changed file: its other packages
-/// may import the file and were not checked. Once per manifest and run.
+/// may import the file and were not checked.
 fn note_unmapped(
     ctx: &Context,
     u: &workspace::Unmapped,
@@ -194,13 +200,6 @@ fn note_unmapped(
     out: &mut Resolved,
 ) {
     let manifest = paths::display(&u.manifest, &ctx.run_dir);
-    if out
-        .notes
-        .iter()
-        .any(|n| n.starts_with(&format!("{manifest}: ")))
-    {
-        return;
-    }
     let root = u.manifest.parent().unwrap_or(&ctx.workspace);
     out.notes.push(format!(
         "{manifest}: a monorepo lspgate cannot map ({}): the packages under {} that may \
