@@ -3,7 +3,6 @@
 //! an import takes and may find one in a string or comment. That errs towards more
 //! dependents, which costs time, never a missed break.
 
-use crate::workspace::MonorepoKind;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -11,6 +10,7 @@ use std::rc::Rc;
 
 use crate::c_source;
 use crate::paths::normalize;
+use crate::workspace::MonorepoKind;
 
 use crate::servers::languages;
 
@@ -75,6 +75,9 @@ pub struct Resolver<'a> {
     go_modules: Vec<(String, PathBuf)>,
     /// The monorepo's script packages, imported by name: name, directory, manifest.
     packages: Vec<(String, PathBuf, serde_json::Value)>,
+    /// Each specifier naming one of `packages` and the files it reaches, resolved once
+    /// per scan (the fallback to every file of a package walks every known file).
+    package_targets: RefCell<HashMap<String, Option<Rc<Vec<PathBuf>>>>>,
 }
 
 /// TypeScript's resolution order for a specifier without an extension (`./x` is
@@ -150,6 +153,7 @@ impl<'a> Resolver<'a> {
             script_paths: RefCell::default(),
             go_modules,
             packages,
+            package_targets: RefCell::default(),
         }
     }
 
@@ -238,15 +242,26 @@ impl<'a> Resolver<'a> {
         for (spec, reexport) in script_specifiers(text) {
             if let Some(target) = self.resolve_script(dir, &spec) {
                 out.push(Import { target, reexport });
-            } else if let Some(targets) = self.workspace_package(&spec) {
-                out.extend(
-                    targets
-                        .into_iter()
-                        .map(|target| Import { target, reexport }),
-                );
+            } else if let Some(targets) = self.package_targets(&spec) {
+                out.extend(targets.iter().map(|target| Import {
+                    target: target.clone(),
+                    reexport,
+                }));
             }
         }
         out
+    }
+
+    /// [`Self::workspace_package`] of `spec`, once per scan.
+    fn package_targets(&self, spec: &str) -> Option<Rc<Vec<PathBuf>>> {
+        if let Some(known) = self.package_targets.borrow().get(spec) {
+            return known.clone();
+        }
+        let found = self.workspace_package(spec).map(Rc::new);
+        self.package_targets
+            .borrow_mut()
+            .insert(spec.to_string(), found.clone());
+        found
     }
 
     /// The files a specifier naming a package of the monorepo (`@x/core`,
