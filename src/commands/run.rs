@@ -84,25 +84,17 @@ pub fn reporting_run(
     // A review of nothing (`check --changed` with nothing changed) asks no server:
     // answered here, with no daemon to wake or start.
     let nothing = matches!(&job, check::Job::Review(plan) if plan.changes.is_empty());
+    let in_process =
+        |job, watcher| run_in_process(&ctx, job, watcher).map_err(|e| Failure::from(&e));
     let report = if options.no_daemon || nothing {
-        run_in_process(&ctx, job, watcher.take())
+        in_process(job, watcher.take())
     } else {
         match daemon::client::run(&ctx, &job, watcher.as_mut(), setting.trust_project) {
             daemon::client::Served::Report(report) => Ok(report),
-            daemon::client::Served::Failed(Failure::BadInput(message)) => {
-                Err(edit::EditError::Other(message))
-            }
-            daemon::client::Served::Failed(Failure::PartlyWritten(what)) => {
-                pending.partly_written(invocation, &what);
-                return Ok(Ran::Failed(Failure::PartlyWritten(what)));
-            }
+            daemon::client::Served::Failed(failure) => Err(failure),
             daemon::client::Served::Unreachable(why) => {
                 print_error(&format!("note: {why}; running the servers in this process"));
-                run_in_process(&ctx, job, watcher.take())
-            }
-            // The edit may be applied: the run stays pending, and the gate says 3.
-            daemon::client::Served::Failed(lost @ Failure::Lost(_)) => {
-                return Ok(Ran::Failed(lost));
+                in_process(job, watcher.take())
             }
         }
     };
@@ -110,14 +102,16 @@ pub fn reporting_run(
     drop(watcher.take());
     let mut report = match report {
         Ok(report) => report,
-        Err(e) if e.exit_code() == exit::PARTIAL => {
-            pending.partly_written(invocation, &e.summary());
-            return Ok(Ran::Failed(Failure::from(&e)));
-        }
-        Err(e) => {
+        Err(Failure::BadInput(message)) => {
             pending.discard();
-            return Err(e.into());
+            return Err(anyhow::anyhow!(message));
         }
+        Err(Failure::PartlyWritten(what)) => {
+            pending.partly_written(invocation, &what);
+            return Ok(Ran::Failed(Failure::PartlyWritten(what)));
+        }
+        // The edit may be applied: the run stays pending, and the gate says 3.
+        Err(lost) => return Ok(Ran::Failed(lost)),
     };
     let settled = changes
         .as_ref()
@@ -189,7 +183,7 @@ fn not_printed(report: &model::Report, e: &std::io::Error) -> Error {
              could not be printed: {e}",
             report.exit_code
         ),
-        found_errors: report.exit_code == crate::exit::NEW_DIAGNOSTICS,
+        found_errors: report.exit_code == exit::NEW_DIAGNOSTICS,
     }
 }
 
