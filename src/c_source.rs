@@ -1,5 +1,5 @@
 //! C-family source text as the preprocessor reads it, for the places that read it
-//! without a compiler: clangd's preamble (`lsp::clangd`), which files include which
+//! without a compiler: clangd's preamble (`servers::clangd::protocol`), which files include which
 //! and which headers an edit can break (`dependents`). Written here because what they
 //! need is a few small rules, not a C parser.
 

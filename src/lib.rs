@@ -32,6 +32,7 @@ pub mod regular;
 pub mod report;
 pub mod servers;
 pub mod staged;
+pub mod uri;
 pub mod wait;
 pub mod workspace;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use crate::edit::{Action, EditError, EditPlan};
-use crate::lsp::clangd;
+use crate::servers::clangd::protocol as clangd;
 
 use super::Job;
 

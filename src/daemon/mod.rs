@@ -39,8 +39,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
-use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId, clangd};
+use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
 use crate::servers::ServerSpec;
+use crate::servers::clangd::protocol as clangd;
 use paths::Paths;
 use protocol::{
     CacheQuery, CachedFile, Deadlined, Identity, MessageLine, Request, Response, RunRequest,
@@ -702,7 +703,7 @@ impl Daemon {
     /// (but `changed`, sent anyway) that clangd would not rebuild by itself, to send
     /// again now, so that the next edit's before view finds the change taken in.
     /// clangd's pass over its open files after a save misses a file with an include
-    /// after its preamble or a header it did not find (`lsp::clangd::must_force_rebuild`,
+    /// after its preamble or a header it did not find (`servers::clangd::protocol::must_force_rebuild`,
     /// sent forced), and every file when the change kept a file's size and second
     /// (`unseen`, after `Pool::mark_size_kept`). None for a server without those blind
     /// spots.

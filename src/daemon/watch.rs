@@ -30,7 +30,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::lsp::clangd;
+use crate::servers::clangd::protocol as clangd;
 
 use super::watcher::OsWatcher;
 
@@ -283,7 +283,7 @@ impl Watch {
 
     /// Whether clangd would take `path`, as it is now, for the file the last walk (or
     /// touch) found: the same size and modification time to the second (see
-    /// `lsp::clangd::looks_unchanged`). True for a file not known, or not there.
+    /// `servers::clangd::protocol::looks_unchanged`). True for a file not known, or not there.
     pub fn looks_unchanged_to_clangd(&self, path: &Path) -> bool {
         let known = self.roots.values().find_map(|k| k.files.get(path));
         match (known, fs::metadata(path)) {

@@ -11,12 +11,9 @@
 //! - `transport`: a server process (or a peer in memory) and the threads that frame
 //!   its messages onto the pool's channel;
 //! - `protocol`: typed requests and notifications over `lsp_types`, error codes;
-//!   `uri` and `encoding`: paths as URIs, positions as UTF-16;
+//!   `encoding`: positions as UTF-16 (and `uri`, paths as URIs, is the crate's);
 //! - `diagnostics`: the per-file store of what a server pushed and answered, and the
 //!   publishes a workspace-analysis server owes; `cache` bounds it;
-//! - `tsserver`, `clangd`, `rust_analyzer`, `pyright`, `gopls`: what one server says or needs
-//!   beyond the protocol, each in its own file: a new server's extension is a new
-//!   file here;
 //! - `server`: one server, its private state and lifecycle (initializing, ready,
 //!   dead, retired), what it sends (`server/incoming`) and the `initialize` exchange
 //!   (`server/initialize`);
@@ -27,19 +24,14 @@
 //! through `&Server` and change them through the pool.
 
 mod cache;
-pub mod clangd;
 pub mod diagnostics;
 pub mod encoding;
-pub mod gopls;
 mod pool;
 pub mod protocol;
-pub mod pyright;
 pub mod restart;
-pub mod rust_analyzer;
 mod server;
 pub mod transport;
-pub mod tsserver;
-pub mod uri;
+pub use crate::uri;
 
 pub use diagnostics::{FileDiagnostics, Published, Pulled, Store};
 pub use lsp_types::FileChangeType;

@@ -28,12 +28,13 @@ use lsp_types::{
     TextDocumentIdentifier, TextDocumentItem, VersionedTextDocumentIdentifier,
 };
 
-use super::clangd::{self, FileStatus};
 use super::diagnostics::Store;
-use super::rust_analyzer;
 use super::transport::Transport;
-use super::{cache, encoding, protocol, tsserver, uri};
+use super::{cache, encoding, protocol, uri};
 use crate::servers::ServerSpec;
+use crate::servers::clangd::protocol::{self as clangd, FileStatus};
+use crate::servers::rust_analyzer::protocol as rust_analyzer;
+use crate::servers::typescript::tsserver;
 
 /// Log and show messages kept per server.
 const LOG_RING: usize = 100;
@@ -314,8 +315,15 @@ impl Server {
             return Vec::new();
         };
         if self.spec.wait.tsserver_pull
-            && let Some(current) =
-                tsserver::current(held, self.docs.get(path).map(|d| d.changed_at))
+            && let Some(current) = tsserver::current(
+                held.pulled
+                    .as_ref()
+                    .map(|p| (p.sent_seq, p.diagnostics.as_slice())),
+                held.pushed
+                    .as_ref()
+                    .map(|p| (p.seq, p.diagnostics.as_slice())),
+                self.docs.get(path).map(|d| d.changed_at),
+            )
         {
             return current.to_vec();
         }
@@ -425,12 +433,12 @@ impl Server {
         if let Some(message) = &self.health_error {
             return Some(message.clone());
         }
-        if let Some(message) = super::pyright::unparsed_config(&self.logs) {
+        if let Some(message) = crate::servers::pyright::protocol::unparsed_config(&self.logs) {
             return Some(message.to_string());
         }
         self.progress
             .values()
-            .find(|p| p.title == super::gopls::WORKSPACE_LOAD_FAILURE)
+            .find(|p| p.title == crate::servers::gopls::protocol::WORKSPACE_LOAD_FAILURE)
             .map(|p| match &p.message {
                 Some(m) if !m.is_empty() => format!("{}: {m}", p.title),
                 _ => p.title.clone(),

@@ -20,12 +20,12 @@
 //! new way of telling that a server is done needs `lsp` (its protocol extension)
 //! and `wait`.
 
-mod clangd;
-mod gopls;
+pub mod clangd;
+pub mod gopls;
 pub mod languages;
-mod pyright;
+pub mod pyright;
 mod python_tools;
-mod rust_analyzer;
+pub mod rust_analyzer;
 pub mod toolchain;
 pub mod typescript;
 pub mod version;
@@ -120,7 +120,7 @@ pub struct WaitProfile {
     pub disk_only: bool,
     /// The server rebuilds a file sent again with its text unchanged only when it
     /// sees a reason of its own, and misses some (clangd: a header included after
-    /// the file's preamble, a header it did not find; see `lsp::clangd`); such a
+    /// the file's preamble, a header it did not find; see `servers::clangd::protocol`); such a
     /// change asks it to rebuild where it would miss one.
     #[serde(default)]
     pub force_rebuild_unchanged: bool,

@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 use super::*;
 use crate::lsp::protocol;
 use crate::lsp::server::Lifecycle;
-use crate::lsp::tsserver;
 use crate::lsp::uri;
 use crate::servers::WaitProfile;
+use crate::servers::typescript::tsserver;
 
 /// A built-in entry made a server in memory with `wait`: the fields this file does
 /// not care about stay as the table has them.

@@ -25,13 +25,13 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Pending, Progress, Server, initialize};
-use crate::lsp::clangd::{FileStatusNotification, FileStatusParams};
 use crate::lsp::diagnostics::{self, Published, Pulled};
 use crate::lsp::protocol;
-use crate::lsp::pyright;
-use crate::lsp::rust_analyzer::{ServerStatusNotification, ServerStatusParams};
-use crate::lsp::tsserver::Answer;
 use crate::lsp::uri;
+use crate::servers::clangd::protocol::{FileStatusNotification, FileStatusParams};
+use crate::servers::pyright::protocol as pyright;
+use crate::servers::rust_analyzer::protocol::{ServerStatusNotification, ServerStatusParams};
+use crate::servers::typescript::tsserver::Answer;
 
 pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
     match n.method.as_str() {
@@ -92,7 +92,8 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         let held = server
             .diagnostics
             .get(&path)
-            .and_then(|d| d.pushed.as_ref());
+            .and_then(|d| d.pushed.as_ref())
+            .map(|p| (p.seq, p.diagnostics.as_slice()));
         if server.check.stale(held, &list) {
             return;
         }

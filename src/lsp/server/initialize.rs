@@ -10,14 +10,14 @@ use lsp_types::{ClientCapabilities, ClientInfo, InitializeParams, InitializedPar
 use serde_json::{Value, json};
 
 use super::{Lifecycle, Server};
-use crate::lsp::clangd;
 use crate::lsp::encoding;
 use crate::lsp::protocol;
-use crate::lsp::pyright;
-use crate::lsp::rust_analyzer;
-use crate::lsp::tsserver;
 use crate::lsp::uri;
 use crate::servers::ServerSpec;
+use crate::servers::clangd::protocol as clangd;
+use crate::servers::pyright::protocol as pyright;
+use crate::servers::rust_analyzer::protocol as rust_analyzer;
+use crate::servers::typescript::tsserver;
 
 /// The `initialize` parameters for `spec` at `root`.
 pub(super) fn params(spec: &ServerSpec, root: &Path) -> Value {

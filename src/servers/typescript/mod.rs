@@ -23,6 +23,7 @@
 
 pub mod choice;
 pub mod project;
+pub mod tsserver;
 
 use crate::workspace::MonorepoKind;
 use std::time::Duration;

@@ -1,5 +1,7 @@
 //! rust-analyzer: its entry, its waits, and what an untrusted project may set for it.
 
+pub mod protocol;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,14 +18,14 @@ pub(super) fn rust_analyzer() -> ServerSpec {
         // `cargo check --all-targets`: a break in a test of another file is the edit's
         // too, and the check is its dependents' word. (It was off while its pushes out
         // of order looked like a check dropping results, more often with two targets:
-        // `lsp::rust_analyzer::Check::stale`.) A project may turn it off.
+        // `protocol::Check::stale`.) A project may turn it off.
         // `cachePriming` off: it indexes every dependency for completion, nothing a
         // check asks for, and its first check waits for it (1.9 s of a cold run on
         // itertools). `numThreads` 1: its pushes and its answers to pulls are tasks
         // of one worker pool, and with one thread an answer to a pull sent after the
         // check's end comes after every push of that check (the pushes go out from
         // the task, the answer through the main loop), so that answer ends the wait
-        // with no silence after it (`lsp::rust_analyzer::Check::settled_after`). With
+        // with no silence after it (`protocol::Check::settled_after`). With
         // two threads a push finished after the answer in 2 of 52 runs of the
         // rust-analyzer tests. Measured on itertools, side by side: warm 0.47 s ->
         // 0.39 s, agent 0.46 s -> 0.38 s, cold 4.01 s -> 3.84 s (the check runs in
@@ -38,7 +40,7 @@ pub(super) fn rust_analyzer() -> ServerSpec {
         // its progress tokens there can be short gaps. It publishes a file more than
         // once per change, so a publish of our version is no sign that it is done:
         // the check's end is (`check_after_save`); its pushes can trail that end until
-        // a pull sent after it is answered, else the full quiet (`lsp::rust_analyzer`).
+        // a pull sent after it is answered, else the full quiet (`protocol`).
         // A pull answer with no check owed is its final word on the file:
         // `confirmed_quiet`; none after an answer that proves a check's pushes in
         // (`numThreads` above).
@@ -49,7 +51,7 @@ pub(super) fn rust_analyzer() -> ServerSpec {
             // waited for positively: the files it reports on with changed results
             // are a written edit's dependents, as `cargo check` would find them.
             // Its pushes can come out of order, a list built before a fuller one
-            // arriving after it (`lsp::rust_analyzer::Check::stale`), which once
+            // arriving after it (`protocol::Check::stale`), which once
             // looked like a check dropping results and had the scan's likely
             // dependents opened and pulled as well: 3x slower warm on itertools.
             check_after_save: true,

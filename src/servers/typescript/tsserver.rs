@@ -25,8 +25,7 @@ use lsp_types::{
 };
 use serde_json::{Value, json};
 
-use super::diagnostics::FileDiagnostics;
-use super::uri;
+use crate::uri;
 
 /// The command typescript-language-server lists in `executeCommandProvider`.
 pub const COMMAND: &str = "typescript.tsserverRequest";
@@ -151,16 +150,17 @@ impl Route {
 /// typescript-language-server's pull and push are two routes to the same answer, so
 /// the newer counts, not both. A pull sent after the file's last change (`changed_at`,
 /// the pool clock; `None` when it is not open) is the answer for its text; a push
-/// arriving after it may come from a check that started before the change.
-pub fn current(held: &FileDiagnostics, changed_at: Option<u64>) -> Option<&[Diagnostic]> {
-    let (pulled, pushed) = (held.pulled.as_ref()?, held.pushed.as_ref()?);
-    let pull_is_current =
-        pulled.sent_seq > pushed.seq || changed_at.is_some_and(|c| pulled.sent_seq > c);
-    Some(if pull_is_current {
-        &pulled.diagnostics
-    } else {
-        &pushed.diagnostics
-    })
+/// arriving after it may come from a check that started before the change. Each of
+/// `pulled` and `pushed` is the pool clock (the pull's sending, the push's arrival)
+/// with the list.
+pub fn current<'a>(
+    pulled: Option<(u64, &'a [Diagnostic])>,
+    pushed: Option<(u64, &'a [Diagnostic])>,
+    changed_at: Option<u64>,
+) -> Option<&'a [Diagnostic]> {
+    let ((sent_seq, pulled), (seq, pushed)) = (pulled?, pushed?);
+    let pull_is_current = sent_seq > seq || changed_at.is_some_and(|c| sent_seq > c);
+    Some(if pull_is_current { pulled } else { pushed })
 }
 
 /// The diagnostics in one answer (a tsserver response: `{success, body, message}`).
@@ -412,34 +412,19 @@ mod tests {
                 ..Diagnostic::default()
             }]
         };
-        let held = |sent_seq, seq| FileDiagnostics {
-            pulled: Some(crate::lsp::diagnostics::Pulled::answer(
-                d("pulled"),
-                sent_seq,
-                None,
-            )),
-            pushed: Some(crate::lsp::diagnostics::Published {
-                diagnostics: d("pushed"),
-                version: None,
-                seq,
-                at: std::time::Instant::now(),
-            }),
-            ..FileDiagnostics::default()
+        let (pulled, pushed) = (d("pulled"), d("pushed"));
+        let first = |sent_seq, seq, changed| {
+            current(Some((sent_seq, &pulled)), Some((seq, &pushed)), changed)
+                .map(|l| l[0].message.clone())
         };
-        let first =
-            |h: &FileDiagnostics, changed| current(h, changed).map(|l| l[0].message.clone());
-        assert_eq!(first(&held(5, 3), None).as_deref(), Some("pulled"));
-        assert_eq!(first(&held(5, 7), None).as_deref(), Some("pushed"));
+        assert_eq!(first(5, 3, None).as_deref(), Some("pulled"));
+        assert_eq!(first(5, 7, None).as_deref(), Some("pushed"));
         assert_eq!(
-            first(&held(5, 7), Some(4)).as_deref(),
+            first(5, 7, Some(4)).as_deref(),
             Some("pulled"),
             "sent after the change"
         );
-        let only_pushed = FileDiagnostics {
-            pulled: None,
-            ..held(0, 1)
-        };
-        assert!(current(&only_pushed, None).is_none());
+        assert!(current(None, Some((1, &pushed)), None).is_none());
     }
 
     #[test]

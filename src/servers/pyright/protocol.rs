@@ -5,9 +5,8 @@
 //! publishes it owes after a change are the diagnostics store's: `diagnostics`.)
 
 use lsp_types::{NumberOrString, WorkDoneProgressCreateParams};
+use serde::Deserialize;
 use serde_json::Value;
-
-use super::protocol;
 
 /// Take the pull capability out of the client's: pyright stops publishing once
 /// pulls are offered, and in workspace mode its publishes are the whole point.
@@ -26,7 +25,8 @@ pub fn withhold_pull_capability(capabilities: &mut Value) {
 /// loop, one or more analysis slices (each up to seconds) later: the analysis is under
 /// way from the create on. The key is the one `$/progress` gives the same token.
 pub fn analysis_token(params: &Value) -> String {
-    protocol::params::<WorkDoneProgressCreateParams>(params)
+    WorkDoneProgressCreateParams::deserialize(params)
+        .ok()
         .map(|p| match p.token {
             NumberOrString::String(s) => s,
             NumberOrString::Number(n) => n.to_string(),

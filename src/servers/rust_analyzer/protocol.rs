@@ -22,8 +22,6 @@ use lsp_types::notification::Notification;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::diagnostics::Published;
-
 /// `experimental/serverStatus`.
 pub enum ServerStatusNotification {}
 
@@ -105,7 +103,7 @@ impl Check {
     /// A server starting at `root`: it owes its first check if it runs one at start
     /// (`servers::checks_at_start`).
     pub fn at_start(applies: bool, root: &Path) -> Check {
-        let owed = applies && crate::servers::checks_at_start(root);
+        let owed = applies && super::checks_at_start(root);
         Check {
             stage: if owed {
                 Stage::Asked(Instant::now())
@@ -139,12 +137,10 @@ impl Check {
     /// proven in ([`Check::settled_after`]) before an edit is shown.
     ///
     /// `held`: the push taken last for the file (the fullest since the check
-    /// began, stale ones never being taken).
-    pub fn stale(&self, held: Option<&Published>, list: &[Diagnostic]) -> bool {
-        held.is_some_and(|held| {
-            held.seq > self.began
-                && list.len() < held.diagnostics.len()
-                && list.iter().all(|d| held.diagnostics.contains(d))
+    /// began, stale ones never being taken), with the pool clock it arrived at.
+    pub fn stale(&self, held: Option<(u64, &[Diagnostic])>, list: &[Diagnostic]) -> bool {
+        held.is_some_and(|(seq, held)| {
+            seq > self.began && list.len() < held.len() && list.iter().all(|d| held.contains(d))
         })
     }
 
@@ -363,7 +359,7 @@ mod tests {
     #[derive(Default)]
     struct Pushes {
         check: Check,
-        held: std::collections::HashMap<&'static str, Published>,
+        held: std::collections::HashMap<&'static str, (u64, Vec<Diagnostic>)>,
         clock: u64,
     }
 
@@ -376,15 +372,10 @@ mod tests {
         /// Whether the push is stale; taken when not.
         fn stale(&mut self, path: &'static str, list: &[Diagnostic]) -> bool {
             self.clock += 1;
-            let stale = self.check.stale(self.held.get(path), list);
+            let held = self.held.get(path).map(|(seq, l)| (*seq, l.as_slice()));
+            let stale = self.check.stale(held, list);
             if !stale {
-                let published = Published {
-                    diagnostics: list.to_vec(),
-                    version: None,
-                    seq: self.clock,
-                    at: Instant::now(),
-                };
-                self.held.insert(path, published);
+                self.held.insert(path, (self.clock, list.to_vec()));
             }
             stale
         }

@@ -14,7 +14,7 @@
 //!   preamble did: a changed header it includes further down (Lua's `lstate.h`
 //!   includes `lobject.h` after a typedef) leaves it silent and stale, and so does a
 //!   header it did not find and that is back; such a file sent again unchanged is
-//!   sent with `forceRebuild` (`force_rebuild_unchanged`, see `lsp::clangd`);
+//!   sent with `forceRebuild` (`force_rebuild_unchanged`, see `protocol`);
 //! - clangd checks open files only and has no project-wide mode: the before view of a
 //!   header's includers is a build of each, and the edit a second one. A warm daemon
 //!   opens every unit of the compilation database instead (`open_units`), as an editor
@@ -22,6 +22,8 @@
 //!   rebuild of the includers. Each open unit keeps its preamble and symbols in clangd:
 //!   on Lua's 32 units, its memory went from 99 MiB (one file open) to 264 MiB; a
 //!   project with more than `OPEN_UNITS` units is left to the scan.
+
+pub mod protocol;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

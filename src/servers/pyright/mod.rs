@@ -6,6 +6,8 @@
 //! for a second only to complain that no `--stdio` was given); `version` reads
 //! pyright's from its npm package and basedpyright's from its PyPI distribution.
 
+pub mod protocol;
+
 use std::time::Duration;
 
 use serde_json::{Value, json};

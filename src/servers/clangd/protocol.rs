@@ -31,8 +31,8 @@ use lsp_types::{Diagnostic, DidChangeTextDocumentParams, NumberOrString, Url};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::uri;
 use crate::c_source;
+use crate::uri;
 
 /// `textDocument/clangd.fileStatus`.
 pub enum FileStatusNotification {}

@@ -1,6 +1,8 @@
 //! gopls: its entry, its waits, what an untrusted project may set for it, and how
 //! its version is asked for.
 
+pub mod protocol;
+
 use std::time::Duration;
 
 use serde_json::json;
