@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use crate::edit::{Action, EditError, EditPlan};
-use crate::servers::clangd::protocol as clangd;
 
 use super::Job;
 
@@ -40,7 +39,7 @@ impl Tracked {
     /// its modification time in whole seconds (a name renamed to one as long, written
     /// within the second of the previous write, as an undo and a redo are): a change
     /// clangd does not see in a header (see `lsp::Server::mark_size_kept`).
-    pub fn looks_unchanged_to_clangd(&self) -> bool {
+    pub fn kept_size_and_second(&self) -> bool {
         let (Some(before), Some(after)) = (&self.before, &self.after) else {
             return false;
         };
@@ -48,7 +47,7 @@ impl Tracked {
             .and_then(|m| m.modified())
             .ok();
         before != after
-            && clangd::looks_unchanged(
+            && crate::servers::quirks::looks_unchanged(
                 (before.len() as u64, self.modified_before),
                 (after.len() as u64, now),
             )

@@ -71,9 +71,7 @@ pub(super) fn notify(
         // the forced rebuilds are the newest.
         let saves_first = written
             && g.spec.wait.force_rebuild_unchanged
-            && g.files
-                .iter()
-                .any(|&i| tracked[i].looks_unchanged_to_clangd());
+            && g.files.iter().any(|&i| tracked[i].kept_size_and_second());
         if saves_first {
             pool.mark_size_kept(s);
             for &i in &g.files {

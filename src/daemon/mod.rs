@@ -40,8 +40,7 @@ use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
 use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
-use crate::servers::ServerSpec;
-use crate::servers::clangd::protocol as clangd;
+use crate::servers::{ServerSpec, quirks};
 use paths::Paths;
 use protocol::{
     CacheQuery, CachedFile, Deadlined, Identity, MessageLine, Request, Response, RunRequest,
@@ -647,7 +646,7 @@ impl Daemon {
             let saves_first = self.pool.server(i).spec().wait.force_rebuild_unchanged
                 && changed
                     .iter()
-                    .any(|(path, _)| self.watch.looks_unchanged_to_clangd(path));
+                    .any(|(path, _)| self.watch.kept_size_and_second(path));
             if saves_first {
                 self.pool.mark_size_kept(i);
                 for (path, _) in &changed {
@@ -721,7 +720,7 @@ impl Daemon {
             .docs()
             .filter(|(path, _)| !changed.iter().any(|(p, _)| p == path))
             .filter(|(path, doc)| {
-                unseen || clangd::must_force_rebuild(&doc.text, &server.diagnostics_of(path))
+                unseen || quirks::must_force_rebuild(&doc.text, &server.diagnostics_of(path))
             })
             .map(|(path, doc)| (path.to_path_buf(), doc.text.clone()))
             .collect()
@@ -779,7 +778,7 @@ impl Daemon {
                     self.pool.mark_changed(i);
                     let unseen = theirs
                         .iter()
-                        .any(|(p, _)| self.watch.changed_unseen_by_clangd(p));
+                        .any(|(p, _)| self.watch.changed_keeping_size_and_second(p));
                     if unseen {
                         self.pool.mark_size_kept(i);
                     }

@@ -30,9 +30,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::servers::clangd::protocol as clangd;
-
 use super::watcher::OsWatcher;
+use crate::servers::quirks;
 
 mod ignore_rules;
 
@@ -68,8 +67,8 @@ pub struct Watch {
     /// Each file's text hashed, with the stamp it had then (see [`Watch::view_key`]).
     hashes: HashMap<PathBuf, (Stamp, u64)>,
     /// The files the last [`Watch::changes`] found changed that clangd would take for
-    /// unchanged (see [`Watch::looks_unchanged_to_clangd`]).
-    unseen_by_clangd: HashSet<PathBuf>,
+    /// unchanged (see [`Watch::kept_size_and_second`]).
+    size_and_second_kept: HashSet<PathBuf>,
     os: Option<OsWatcher>,
     /// What the watcher named at the last [`Watch::sync`]; each root reads its own.
     pending: HashSet<PathBuf>,
@@ -166,7 +165,7 @@ impl Watch {
             }
             files
         });
-        self.unseen_by_clangd = changes_unseen_by_clangd(&before, &now);
+        self.size_and_second_kept = changes_keeping_size_and_second(&before, &now);
         let changes = diff(&before, &now);
         self.roots.insert(
             root.to_path_buf(),
@@ -283,12 +282,12 @@ impl Watch {
 
     /// Whether clangd would take `path`, as it is now, for the file the last walk (or
     /// touch) found: the same size and modification time to the second (see
-    /// `servers::clangd::protocol::looks_unchanged`). True for a file not known, or not there.
-    pub fn looks_unchanged_to_clangd(&self, path: &Path) -> bool {
+    /// `servers::quirks::looks_unchanged`). True for a file not known, or not there.
+    pub fn kept_size_and_second(&self, path: &Path) -> bool {
         let known = self.roots.values().find_map(|k| k.files.get(path));
         match (known, fs::metadata(path)) {
             (Some(old), Ok(meta)) => {
-                clangd::looks_unchanged((old.len, old.modified), (meta.len(), meta.modified().ok()))
+                quirks::looks_unchanged((old.len, old.modified), (meta.len(), meta.modified().ok()))
             }
             _ => true,
         }
@@ -296,8 +295,8 @@ impl Watch {
 
     /// Whether the last [`Watch::changes`] found `path` changed in a way clangd does
     /// not see.
-    pub fn changed_unseen_by_clangd(&self, path: &Path) -> bool {
-        self.unseen_by_clangd.contains(path)
+    pub fn changed_keeping_size_and_second(&self, path: &Path) -> bool {
+        self.size_and_second_kept.contains(path)
     }
 
     /// Whether `root` has a baseline.
@@ -398,7 +397,7 @@ fn walk(root: &Path, extensions: &HashSet<String>) -> (HashMap<PathBuf, Stamp>, 
 }
 
 /// The files changed from `before` to `now` that clangd would take for unchanged.
-fn changes_unseen_by_clangd(
+fn changes_keeping_size_and_second(
     before: &HashMap<PathBuf, Stamp>,
     now: &HashMap<PathBuf, Stamp>,
 ) -> HashSet<PathBuf> {
@@ -406,7 +405,7 @@ fn changes_unseen_by_clangd(
         .filter(|(path, stamp)| {
             before.get(*path).is_some_and(|old| {
                 old != *stamp
-                    && clangd::looks_unchanged((old.len, old.modified), (stamp.len, stamp.modified))
+                    && quirks::looks_unchanged((old.len, old.modified), (stamp.len, stamp.modified))
             })
         })
         .map(|(path, _)| path.clone())
@@ -492,19 +491,19 @@ mod tests {
         assert_eq!(watch.changes(&root, &h), Vec::new(), "the baseline");
 
         write("int y;\n", 1000, 500_000_000);
-        assert!(watch.looks_unchanged_to_clangd(&header));
+        assert!(watch.kept_size_and_second(&header));
         assert_eq!(watch.changes(&root, &h), vec![(header.clone(), 2)]);
-        assert!(watch.changed_unseen_by_clangd(&header));
+        assert!(watch.changed_keeping_size_and_second(&header));
 
         write("int z;\n", 1002, 0);
-        assert!(!watch.looks_unchanged_to_clangd(&header), "another second");
+        assert!(!watch.kept_size_and_second(&header), "another second");
         assert_eq!(watch.changes(&root, &h), vec![(header.clone(), 2)]);
-        assert!(!watch.changed_unseen_by_clangd(&header));
+        assert!(!watch.changed_keeping_size_and_second(&header));
 
         write("int zz;\n", 1002, 0);
-        assert!(!watch.looks_unchanged_to_clangd(&header), "another size");
+        assert!(!watch.kept_size_and_second(&header), "another size");
         assert!(
-            Watch::default().looks_unchanged_to_clangd(&header),
+            Watch::default().kept_size_and_second(&header),
             "a file never walked may be anything"
         );
     }

@@ -55,6 +55,16 @@ pub fn notification<N: Notification>(params: N::Params) -> Message {
     })
 }
 
+/// The notification `method` with `params` built elsewhere (a server's own
+/// extension, typed in its family's module: `servers::quirks`), written out as
+/// [`notification`] writes typed ones.
+pub fn notification_raw(method: &str, params: Value) -> Message {
+    Message::Notification(RawNotification {
+        method: method.to_string(),
+        params: to_params(&params),
+    })
+}
+
 /// The answer to a request `R` from a server.
 pub fn reply<R: Request>(id: RequestId, result: R::Result) -> Message {
     Message::Response(Response::new_ok(id, result))

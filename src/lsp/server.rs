@@ -31,10 +31,8 @@ use lsp_types::{
 use super::diagnostics::Store;
 use super::transport::Transport;
 use super::{cache, encoding, protocol, uri};
-use crate::servers::ServerSpec;
-use crate::servers::clangd::protocol::{self as clangd, FileStatus};
-use crate::servers::rust_analyzer::protocol as rust_analyzer;
-use crate::servers::typescript::tsserver;
+use crate::servers::quirks::{self, FileStatus};
+use crate::servers::{Quirks, ServerSpec};
 
 /// Log and show messages kept per server.
 const LOG_RING: usize = 100;
@@ -85,15 +83,16 @@ enum Pending {
         path: PathBuf,
         sent_seq: u64,
     },
-    /// One of the three requests of a pull through tsserver (see [`tsserver`]).
-    TsserverPull {
+    /// One of the requests of a pull routed past the protocol (see
+    /// [`Quirks::start_routed_pull`]).
+    RoutedPull {
         path: PathBuf,
         sent_seq: u64,
         slot: usize,
     },
-    /// tsserver's `reloadProjects` (see [`tsserver::reload_projects`]): whatever
+    /// A reload of the server's projects (see [`Quirks::reload_request`]): whatever
     /// the answer, it was passed on.
-    TsserverReload,
+    Reload,
     Shutdown,
 }
 
@@ -122,8 +121,6 @@ pub struct Server {
     lost_the_disk: bool,
     /// Whether the server said it handles `didSave` (statically or by registration).
     wants_save: bool,
-    /// Pulls go to tsserver through typescript-language-server (see [`tsserver`]).
-    tsserver: Option<tsserver::Route>,
     /// The unit of the server's `character` offsets; stored positions are UTF-16.
     encoding: encoding::Encoding,
     docs: HashMap<PathBuf, Document>,
@@ -133,19 +130,13 @@ pub struct Server {
     /// A work-done progress has ended since the server started: for a server
     /// analysing its whole workspace, an analysis of more than the open files has run.
     pub(super) progress_ended: bool,
-    /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
-    quiescent: Option<bool>,
-    /// rust-analyzer's `experimental/serverStatus` said `health: "error"`: it could
-    /// not load its workspace; the message, if it gave one.
-    pub(super) health_error: Option<String>,
     /// Pool clock of the last change to what the server sees: a document's text
     /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
     /// answer sent after it still holds.
     text_changed_at: u64,
-    /// The check of the project a save starts, for `WaitProfile::check_after_save`.
-    pub(super) check: rust_analyzer::Check,
-    /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
-    file_status: clangd::FileStatuses,
+    /// What the server needs beyond the protocol, and what it said of its own:
+    /// everything server-specific (see `servers::quirks`).
+    pub(super) quirks: Quirks,
     /// Files with a pull request in flight.
     pulls_in_flight: HashSet<PathBuf>,
     /// Pool clock of the last `workspace/diagnostic/refresh`: pulls sent before it
@@ -276,20 +267,21 @@ impl Server {
         self.progress_ended
     }
 
-    /// rust-analyzer said it is not quiescent (still loading or indexing).
+    /// The server said it is not quiescent (still loading or indexing).
     pub fn indexing(&self) -> bool {
-        self.quiescent == Some(false)
+        self.quirks.indexing()
     }
 
     /// Whether the project check a save started has yet to end (see
     /// `WaitProfile::check_after_save`).
     pub fn owes_check(&self) -> bool {
-        self.check.owed()
+        self.quirks.owes_check()
     }
 
-    /// clangd's last state of `path` (see [`clangd`]).
+    /// The server's last status of `path`, for one that reports a status per file
+    /// (see [`Quirks::file_status`]).
     pub fn file_status(&self, path: &Path) -> Option<FileStatus> {
-        self.file_status.get(path)
+        self.quirks.file_status(path)
     }
 
     pub fn doc(&self, path: &Path) -> Option<&Document> {
@@ -314,17 +306,16 @@ impl Server {
         let Some(held) = self.diagnostics.get(path) else {
             return Vec::new();
         };
-        if self.spec.wait.tsserver_pull
-            && let Some(current) = tsserver::current(
-                held.pulled
-                    .as_ref()
-                    .map(|p| (p.sent_seq, p.diagnostics.as_slice())),
-                held.pushed
-                    .as_ref()
-                    .map(|p| (p.seq, p.diagnostics.as_slice())),
-                self.docs.get(path).map(|d| d.changed_at),
-            )
-        {
+        if let Some(current) = Quirks::current(
+            &self.spec.wait,
+            held.pulled
+                .as_ref()
+                .map(|p| (p.sent_seq, p.diagnostics.as_slice())),
+            held.pushed
+                .as_ref()
+                .map(|p| (p.seq, p.diagnostics.as_slice())),
+            self.docs.get(path).map(|d| d.changed_at),
+        ) {
             return current.to_vec();
         }
         held.current()
@@ -364,7 +355,7 @@ impl Server {
     /// (see [`Server::says_unchanged`]) and it is not quiet yet: what it holds for an
     /// open file is neither known current nor known stale until it is.
     pub fn going_over_open_files(&self) -> bool {
-        !self.file_status.is_empty()
+        self.quirks.reports_file_status()
             && self.content_changed_at > 0
             && self.saved_at >= self.content_changed_at
             && !self.settled(Instant::now())
@@ -380,12 +371,12 @@ impl Server {
         !self.blind_to(path)
             && self.saved_at >= self.content_changed_at
             && self.diagnostics.get(path).is_some()
-            && self.file_status.idle_after(path, self.saved_at)
+            && self.quirks.idle_after(path, self.saved_at)
             && self.settled(Instant::now())
             && self
                 .docs
                 .get(path)
-                .is_some_and(|d| !clangd::includes_after_preamble(&d.text))
+                .is_some_and(|d| Quirks::silence_vouches_for(&d.text))
     }
 
     /// True when no progress is under way and the server has been silent for its
@@ -407,9 +398,11 @@ impl Server {
         self.progress.is_empty()
             && self.diagnostics.owes_nothing()
             && !self.indexing()
-            && self.check.settled_after(now, self.spec.wait.quiet, |end| {
-                self.diagnostics.pulled_after(end)
-            })
+            && self
+                .quirks
+                .check_settled_after(now, self.spec.wait.quiet, |end| {
+                    self.diagnostics.pulled_after(end)
+                })
             && self.pulls_in_flight.is_empty()
             && now.duration_since(self.last_message) >= quiet
     }
@@ -418,11 +411,8 @@ impl Server {
     /// its pushes in (`rust_analyzer::Check::proven_in`): a server with every target
     /// answered has nothing left to say, and needs no further silence.
     pub fn check_proven_in(&self) -> bool {
-        self.spec.wait.check_after_save
-            && self.spec.wait.pushes_before_answers
-            && self
-                .check
-                .proven_in(|end| self.diagnostics.pulled_after(end))
+        self.quirks
+            .check_proven_in(&self.spec.wait, |end| self.diagnostics.pulled_after(end))
     }
 
     /// Why the server says it could not load its project, while it says so:
@@ -430,19 +420,12 @@ impl Server {
     /// progress (`gopls`), pyright's log that a config file could not be parsed
     /// (`pyright`). Its word on any file is then not the project's.
     pub fn load_failure(&self) -> Option<String> {
-        if let Some(message) = &self.health_error {
-            return Some(message.clone());
-        }
-        if let Some(message) = crate::servers::pyright::protocol::unparsed_config(&self.logs) {
-            return Some(message.to_string());
-        }
-        self.progress
-            .values()
-            .find(|p| p.title == crate::servers::gopls::protocol::WORKSPACE_LOAD_FAILURE)
-            .map(|p| match &p.message {
-                Some(m) if !m.is_empty() => format!("{}: {m}", p.title),
-                _ => p.title.clone(),
-            })
+        self.quirks.load_failure(
+            &self.logs,
+            self.progress
+                .values()
+                .map(|p| (p.title.as_str(), p.message.as_deref())),
+        )
     }
 
     /// Its `window/logMessage`s, oldest first, with their level.
@@ -480,17 +463,13 @@ impl Server {
             registrations: HashMap::new(),
             lost_the_disk: false,
             wants_save: true,
-            tsserver: None,
             encoding: encoding::Encoding::Utf16,
             docs: HashMap::new(),
             diagnostics: Store::default(),
             progress: HashMap::new(),
             progress_ended: false,
-            quiescent: None,
-            health_error: None,
             text_changed_at: 0,
-            check: rust_analyzer::Check::at_start(spec.wait.check_after_save, root),
-            file_status: clangd::FileStatuses::default(),
+            quirks: Quirks::new(&spec.wait, root),
             pulls_in_flight: HashSet::new(),
             refresh_seq: 0,
             content_changed_at: 0,
@@ -585,14 +564,10 @@ impl Server {
             };
             let force = self.spec.wait.force_rebuild_unchanged
                 && (blind
-                    || !changed && clangd::must_force_rebuild(text, &self.diagnostics_of(path)));
+                    || !changed && quirks::must_force_rebuild(text, &self.diagnostics_of(path)));
             if force {
-                self.send_document(protocol::notification::<clangd::DidChangeForcingRebuild>(
-                    clangd::ForcingRebuildParams {
-                        change,
-                        force_rebuild: true,
-                    },
-                ));
+                let (method, params) = Quirks::forcing_rebuild(change);
+                self.send_document(protocol::notification_raw(method, params));
             } else {
                 self.send_document(protocol::notification::<DidChangeTextDocument>(change));
             }
@@ -661,7 +636,7 @@ impl Server {
         if self.spec.wait.disk_only {
             // The edit is on disk before the servers hear of it: one check, asked
             // for at the first file's save, reads every file the edit wrote.
-            if !self.check.asked() {
+            if !self.quirks.check_asked() {
                 self.run_check();
             }
             return;
@@ -680,7 +655,7 @@ impl Server {
                 },
             ));
             if self.spec.wait.check_after_save {
-                self.check.ask();
+                self.quirks.ask_check();
             }
         }
     }
@@ -689,17 +664,16 @@ impl Server {
     /// (a deleted file); nothing for a server without one.
     pub(super) fn run_check(&mut self) {
         if self.spec.wait.check_after_save {
-            self.send_run_flycheck();
-            self.check.ask();
+            self.send_check_request();
+            self.quirks.ask_check();
         }
     }
 
-    /// `rust-analyzer/runFlycheck` for every crate; [`rust_analyzer::Check`] knows
-    /// it is owed.
-    pub(super) fn send_run_flycheck(&mut self) {
-        self.send(protocol::notification::<rust_analyzer::RunFlycheck>(
-            serde_json::json!({ "textDocument": null }),
-        ));
+    /// Ask for the check of the whole project ([`Quirks::check_request`]); the
+    /// quirks know it is owed.
+    pub(super) fn send_check_request(&mut self) {
+        let (method, params) = Quirks::check_request();
+        self.send(protocol::notification_raw(method, params));
     }
 
     pub(super) fn close(&mut self, path: &Path, clock: u64) {
@@ -718,7 +692,7 @@ impl Server {
         if !self.spec.wait.workspace_analysis {
             self.diagnostics.remove(path);
         }
-        self.file_status.forget(path);
+        self.quirks.closed(path);
     }
 
     /// `workspace/didChangeWatchedFiles` for `changes`, told at pool clock `clock`.
@@ -750,9 +724,9 @@ impl Server {
             return;
         }
         self.pulls_in_flight.insert(path.to_path_buf());
-        if let Some(route) = &mut self.tsserver {
-            for (slot, params) in route.start(path, sent_seq) {
-                let id = self.request_id(Pending::TsserverPull {
+        if let Some(requests) = self.quirks.start_routed_pull(path, sent_seq) {
+            for (slot, params) in requests {
+                let id = self.request_id(Pending::RoutedPull {
                     path: path.to_path_buf(),
                     sent_seq,
                     slot,
@@ -777,17 +751,17 @@ impl Server {
         self.send(protocol::request::<DocumentDiagnosticRequest>(id, params));
     }
 
-    /// Have tsserver reload its projects from the disk (see
-    /// [`tsserver::reload_projects`]); false when the server has no route to it.
+    /// Have the server reload its projects from the disk (see
+    /// [`Quirks::reload_request`]); false when it has no way to.
     pub(super) fn reload_projects(&mut self, clock: u64) -> bool {
-        if self.is_dead() || self.tsserver.is_none() {
+        if self.is_dead() {
             return false;
         }
-        let id = self.request_id(Pending::TsserverReload);
-        self.send(protocol::request::<ExecuteCommand>(
-            id,
-            tsserver::reload_projects(),
-        ));
+        let Some(params) = self.quirks.reload_request() else {
+            return false;
+        };
+        let id = self.request_id(Pending::Reload);
+        self.send(protocol::request::<ExecuteCommand>(id, params));
         self.mark_changed(clock);
         true
     }
@@ -854,7 +828,7 @@ impl Server {
     /// Whether its diagnostics are asked for (`textDocument/diagnostic`, or tsserver's
     /// commands through typescript-language-server): the answers a view keeps.
     pub fn answers_pulls(&self) -> bool {
-        self.pull || self.tsserver.is_some()
+        self.pull || self.quirks.routes_pulls()
     }
 
     /// A file of its extensions was created or deleted behind lspgate's back, and
@@ -1032,9 +1006,7 @@ impl Server {
     fn forget_work(&mut self) {
         self.died_at = Some(Instant::now());
         self.pulls_in_flight.clear();
-        if let Some(route) = &mut self.tsserver {
-            route.clear();
-        }
+        self.quirks.forget_work();
         self.pending.clear();
         self.progress.clear();
         self.diagnostics.forgive();

@@ -1,8 +1,10 @@
 //! What lspgate knows about language servers: the shape of a server's entry
 //! ([`ServerSpec`]) and of its waits ([`WaitProfile`]), and the built-in table,
-//! assembled from one file per server family. Each family's file holds its entries,
-//! its wait profiles, what an untrusted project may set for it, anything special
-//! about learning its version, and the one copy of each fact measured about it:
+//! assembled from one module per server family. Each family's module holds its
+//! entries, its wait profiles, what an untrusted project may set for it, anything
+//! special about learning its version, what it says or needs beyond the protocol
+//! (its `protocol`, typescript's `tsserver`), and the one copy of each fact measured
+//! about it:
 //! - `pyright`: pyright and basedpyright, and their project-wide mode;
 //! - [`typescript`]: typescript-language-server, TypeScript 7's server (tsgo,
 //!   `tsc --lsp`) and ESLint, which of the two TypeScript servers checks a
@@ -10,27 +12,32 @@
 //! - `python_tools`: ty, pyrefly and ruff;
 //! - `gopls`, `clangd`, `rust_analyzer`.
 //!
+//! [`quirks`] is the one value per running server through which `lsp` calls the
+//! families' protocol extensions without naming a server.
+//!
 //! [`languages`] lists the file extensions and language ids of each language, for
 //! the entries and for the dependents scan; [`version`] learns an installed
 //! server's version without starting it as a server. `config` layers the user's and
 //! the project's `.lspgate.toml` over the table.
 //!
 //! Adding a server: an entry in its family's file (a new file for a new family),
-//! its place in [`builtin`], and its allow-list in [`untrusted_allow_list`]. Only a
-//! new way of telling that a server is done needs `lsp` (its protocol extension)
-//! and `wait`.
+//! its place in [`builtin`], and its allow-list in [`untrusted_allow_list`]. A new
+//! protocol extension goes in the family's `protocol` and is called from
+//! [`quirks`]; only a new way of telling that a server is done needs `wait`.
 
-pub mod clangd;
-pub mod gopls;
+mod clangd;
+mod gopls;
 pub mod languages;
-pub mod pyright;
+mod pyright;
 mod python_tools;
-pub mod rust_analyzer;
+pub mod quirks;
+mod rust_analyzer;
 pub mod toolchain;
 pub mod typescript;
 pub mod version;
 
 pub use clangd::project_units;
+pub use quirks::Quirks;
 pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;
 

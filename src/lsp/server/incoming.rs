@@ -28,10 +28,8 @@ use super::{Pending, Progress, Server, initialize};
 use crate::lsp::diagnostics::{self, Published, Pulled};
 use crate::lsp::protocol;
 use crate::lsp::uri;
-use crate::servers::clangd::protocol::{FileStatusNotification, FileStatusParams};
-use crate::servers::pyright::protocol as pyright;
-use crate::servers::rust_analyzer::protocol::{ServerStatusNotification, ServerStatusParams};
-use crate::servers::typescript::tsserver::Answer;
+use crate::servers::Quirks;
+use crate::servers::quirks::RoutedAnswer;
 
 pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
     match n.method.as_str() {
@@ -51,23 +49,10 @@ pub(super) fn notification(server: &mut Server, n: Notification, clock: u64) {
                 server.show(level, text);
             }
         }
-        FileStatusNotification::METHOD => {
-            if let Some(status) = protocol::params::<FileStatusParams>(&n.params) {
-                server.file_status.record(&status, clock);
-            }
+        // A server's own (clangd's file status, rust-analyzer's server status).
+        method => {
+            server.quirks.notification(method, &n.params, clock);
         }
-        ServerStatusNotification::METHOD => {
-            let status = protocol::params::<ServerStatusParams>(&n.params);
-            server.quiescent = status.as_ref().and_then(|p| p.quiescent);
-            server.health_error =
-                status
-                    .filter(|p| p.health.as_deref() == Some("error"))
-                    .map(|p| {
-                        p.message
-                            .unwrap_or_else(|| "its workspace did not load".into())
-                    });
-        }
-        _ => {}
     }
 }
 
@@ -88,15 +73,13 @@ fn publish(server: &mut Server, params: &Value, clock: u64) {
         .map(|v| v as i32);
     let list = diagnostics::parse(params.get("diagnostics").unwrap_or(&Value::Null));
     let list = server.in_utf16(&path, list);
-    if server.spec.wait.check_after_save {
-        let held = server
-            .diagnostics
-            .get(&path)
-            .and_then(|d| d.pushed.as_ref())
-            .map(|p| (p.seq, p.diagnostics.as_slice()));
-        if server.check.stale(held, &list) {
-            return;
-        }
+    let held = server
+        .diagnostics
+        .get(&path)
+        .and_then(|d| d.pushed.as_ref())
+        .map(|p| (p.seq, p.diagnostics.as_slice()));
+    if server.quirks.stale_push(&server.spec.wait, held, &list) {
+        return;
     }
     server.diagnostics.push(
         path,
@@ -125,13 +108,13 @@ fn progress(server: &mut Server, params: &Value, clock: u64) {
         .and_then(Value::as_u64)
         .map(|p| p as u32);
     let kind = params.pointer("/value/kind").and_then(Value::as_str);
-    if server.check.on_progress(
+    if server.quirks.on_progress(
         &token,
         kind.unwrap_or_default(),
         std::time::Instant::now(),
         clock,
     ) {
-        server.send_run_flycheck();
+        server.send_check_request();
     }
     match kind {
         Some("begin") => {
@@ -207,8 +190,7 @@ pub(super) fn request(server: &mut Server, req: Request, clock: u64) {
             protocol::reply::<UnregisterCapability>(id, ())
         }
         WorkDoneProgressCreate::METHOD => {
-            if server.spec.wait.workspace_analysis {
-                let token = pyright::analysis_token(&params);
+            if let Some(token) = Quirks::progress_created(&server.spec.wait, &params) {
                 server.progress.entry(token).or_default();
             }
             protocol::reply::<WorkDoneProgressCreate>(id, ())
@@ -299,25 +281,22 @@ pub(super) fn response(server: &mut Server, resp: Response) {
             Err(e) => server.die(format!("initialize failed: {}", e.message)),
         },
         Pending::Pull { path, sent_seq } => pulled(server, path, sent_seq, resp.response_result),
-        Pending::TsserverPull {
+        Pending::RoutedPull {
             path,
             sent_seq,
             slot,
         } => {
             let answer = resp.response_result.map_err(|e| e.message);
-            let Some(route) = &mut server.tsserver else {
-                return;
-            };
-            match route.answer(&path, sent_seq, slot, answer) {
-                Answer::Incomplete => {}
-                Answer::Complete(diagnostics) => {
+            match server.quirks.routed_answer(&path, sent_seq, slot, answer) {
+                RoutedAnswer::Incomplete => {}
+                RoutedAnswer::Complete(diagnostics) => {
                     server.pulls_in_flight.remove(&path);
                     let view = server.view_at(sent_seq);
                     server
                         .diagnostics
                         .pulled(path, Pulled::answer(diagnostics, sent_seq, view));
                 }
-                Answer::Failed(why) => {
+                RoutedAnswer::Failed(why) => {
                     server.log(
                         2,
                         format!(
@@ -325,14 +304,13 @@ pub(super) fn response(server: &mut Server, resp: Response) {
                             path.display()
                         ),
                     );
-                    server.tsserver = None;
                     server.static_pull = false;
                     server.update_pull();
                     server.pulls_in_flight.clear();
                 }
             }
         }
-        Pending::TsserverReload | Pending::Shutdown => {}
+        Pending::Reload | Pending::Shutdown => {}
     }
 }
 

@@ -13,11 +13,7 @@ use super::{Lifecycle, Server};
 use crate::lsp::encoding;
 use crate::lsp::protocol;
 use crate::lsp::uri;
-use crate::servers::ServerSpec;
-use crate::servers::clangd::protocol as clangd;
-use crate::servers::pyright::protocol as pyright;
-use crate::servers::rust_analyzer::protocol as rust_analyzer;
-use crate::servers::typescript::tsserver;
+use crate::servers::{Quirks, ServerSpec};
 
 /// The `initialize` parameters for `spec` at `root`.
 pub(super) fn params(spec: &ServerSpec, root: &Path) -> Value {
@@ -54,8 +50,8 @@ pub(super) fn params(spec: &ServerSpec, root: &Path) -> Value {
 /// The client capabilities, written out rather than built as `lsp_types`'
 /// `ClientCapabilities`: lsp_types 0.95.1 names the workspace capability `diagnostic`
 /// where the spec says `diagnostics` (a server would never learn that we take
-/// `workspace/diagnostic/refresh`), and has clangd's `offsetEncoding` only behind its
-/// "proposed" feature.
+/// `workspace/diagnostic/refresh`), and has a server's own capabilities (offered by
+/// `servers::quirks`) only behind its "proposed" feature.
 fn capabilities(spec: &ServerSpec) -> Value {
     let mut capabilities = json!({
         // UTF-8 first: servers that count in bytes need not convert; whatever they
@@ -82,11 +78,7 @@ fn capabilities(spec: &ServerSpec) -> Value {
             "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
         },
     });
-    clangd::offer_offset_encoding(&mut capabilities);
-    rust_analyzer::offer_server_status(&mut capabilities);
-    if spec.wait.workspace_analysis {
-        pyright::withhold_pull_capability(&mut capabilities);
-    }
+    Quirks::offer(&spec.wait, &mut capabilities);
     capabilities
 }
 
@@ -98,14 +90,12 @@ fn capabilities(spec: &ServerSpec) -> Value {
 pub(super) fn answered(server: &mut Server, result: &Value) {
     let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
     server.encoding = encoding::Encoding::chosen(result);
-    if capabilities
+    // Pulls of its own, or else (a server with a route past the protocol) routed.
+    let pulls = capabilities
         .get("diagnosticProvider")
         .is_some_and(|v| !v.is_null())
-    {
-        server.static_pull = true;
-        server.pull = true;
-    } else if server.spec.wait.tsserver_pull && tsserver::offered(&capabilities) {
-        server.tsserver = Some(tsserver::Route::default());
+        || server.quirks.route_pulls(&server.spec.wait, &capabilities);
+    if pulls {
         server.static_pull = true;
         server.pull = true;
     }
