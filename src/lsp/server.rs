@@ -96,6 +96,54 @@ enum Pending {
     Shutdown,
 }
 
+/// The requests sent to a server that await an answer, and the last id given.
+#[derive(Default)]
+struct Requests {
+    next_id: i32,
+    pending: HashMap<RequestId, Pending>,
+}
+
+/// The pool clocks of a server that decide whether what it said still holds, and
+/// whether a pull answer is current (see [`Server::diagnostics_hold`],
+/// [`Server::pull_holds_from`]). 0: never.
+#[derive(Default)]
+struct Clocks {
+    /// Pool clock of the last change to what the server sees: a document's text
+    /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
+    /// answer sent after it still holds.
+    text_changed_at: u64,
+    /// Pool clock of the last `workspace/diagnostic/refresh`: pulls sent before it
+    /// are out of date.
+    refresh_seq: u64,
+    /// Pool clock of the last change to what the server sees made outside a run's
+    /// own edit (`Pool::mark_changed`): diagnostics received before it were computed
+    /// against other files than the ones it has now, whatever their own text. (After
+    /// a run's own edit the run waited for the files it can break.)
+    content_changed_at: u64,
+    /// Pool clock of the last `didSave` sent.
+    saved_at: u64,
+    /// Pool clock of the last change to a file the server reads from the disk that
+    /// kept the file's size (`Pool::mark_size_kept`), for a server blind to such a
+    /// change (clangd, see `servers::quirks::looks_unchanged`). Each open file sent
+    /// after it goes with a forced rebuild until sent once, and until then what the
+    /// server said of it does not hold.
+    size_kept_at: u64,
+    /// The project as the server sees it, when the daemon named it (a key of every
+    /// file's text), and the pool clock since: pull answers from then on are that
+    /// view's. Unknown (`None`) after any change the server sees.
+    view: Option<(u64, u64)>,
+}
+
+/// When things happened to a server, on the wall clock.
+struct Times {
+    started: Instant,
+    last_message: Instant,
+    /// When `initialize` was answered.
+    ready_at: Option<Instant>,
+    /// When it died, for the crash backoff of `restart`.
+    died_at: Option<Instant>,
+}
+
 /// One running language server for one root.
 pub struct Server {
     pub(super) name: String,
@@ -103,8 +151,8 @@ pub struct Server {
     root: PathBuf,
     lifecycle: Lifecycle,
     transport: Transport,
-    next_id: i32,
-    pending: HashMap<RequestId, Pending>,
+    /// The requests sent that await an answer.
+    requests: Requests,
     /// Notifications sent before `initialize` was answered, held back until then.
     held: Vec<Message>,
     /// Pull diagnostics: offered statically or registered dynamically
@@ -130,51 +178,20 @@ pub struct Server {
     /// A work-done progress has ended since the server started: for a server
     /// analysing its whole workspace, an analysis of more than the open files has run.
     pub(super) progress_ended: bool,
-    /// Pool clock of the last change to what the server sees: a document's text
-    /// changed or closed, files changed on disk, or [`Server::mark_changed`]. A pull
-    /// answer sent after it still holds.
-    text_changed_at: u64,
     /// What the server needs beyond the protocol, and what it said of its own:
     /// everything server-specific (see `servers::quirks`).
     pub(super) quirks: Quirks,
     /// Files with a pull request in flight.
     pulls_in_flight: HashSet<PathBuf>,
-    /// Pool clock of the last `workspace/diagnostic/refresh`: pulls sent before it
-    /// are out of date.
-    refresh_seq: u64,
-    /// Pool clock of the last change to what the server sees made outside a run's
-    /// own edit (`Pool::mark_changed`): diagnostics received before it were computed
-    /// against other files than the ones it has now, whatever their own text. (After
-    /// a run's own edit the run waited for the files it can break.)
-    content_changed_at: u64,
-    /// Pool clock of the last `didSave` sent.
-    saved_at: u64,
-    /// clangd: pool clock of the last change to a file it reads from the disk that
-    /// kept the file's size (`Pool::mark_size_kept`). clangd 14 takes an included
-    /// file for unchanged when its size and its modification time in whole seconds
-    /// are (LLVM's `PrecompiledPreamble::CanReuse`), so a header written again at the
-    /// same size within the same second (an edit, its undo and the edit again, as an
-    /// agent makes them) leaves every preamble built on it in place, and the files
-    /// including it rebuilt against the old text: measured on Lua's `ltable.h`, whose
-    /// includers kept the old signature of `luaH_resize` and hid a break. Each open
-    /// file sent after it goes with `forceRebuild` until sent once, and until then
-    /// what clangd said of it does not hold.
-    size_kept_at: u64,
-    /// The project as the server sees it, when the daemon named it (a key of every
-    /// file's text), and the pool clock since: pull answers from then on are that
-    /// view's. Unknown (`None`) after any change the server sees.
-    view: Option<(u64, u64)>,
+    /// The pool clocks that decide whether what the server said still holds.
+    clocks: Clocks,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
     /// out a server's silence scales with how slow it is now (a loaded machine).
     publish_latency: Duration,
     logs: VecDeque<(i32, String)>,
     shown: VecDeque<(i32, String)>,
-    started: Instant,
-    last_message: Instant,
-    /// When `initialize` was answered.
-    ready_at: Option<Instant>,
-    /// When it died, for the crash backoff of `restart`.
-    died_at: Option<Instant>,
+    /// When it started, last spoke, became ready and died.
+    times: Times,
 }
 
 /// Reading a server.
@@ -219,16 +236,16 @@ impl Server {
     /// Whether it answered `initialize`, alive now or not: a server that died after
     /// it crashed, one that died before it failed to start.
     pub fn initialized(&self) -> bool {
-        self.ready_at.is_some()
+        self.times.ready_at.is_some()
     }
 
     pub fn started(&self) -> Instant {
-        self.started
+        self.times.started
     }
 
     /// When it last said anything.
     pub fn last_message(&self) -> Instant {
-        self.last_message
+        self.times.last_message
     }
 
     /// Whether it answers pulls (`textDocument/diagnostic`, or tsserver's).
@@ -246,7 +263,7 @@ impl Server {
     /// answer; for a server whose profile says so, refreshes are not news (0).
     pub fn refresh_seq(&self) -> u64 {
         if self.spec.wait.refresh_is_news {
-            self.refresh_seq
+            self.clocks.refresh_seq
         } else {
             0
         }
@@ -325,10 +342,10 @@ impl Server {
     /// the server sees (`Pool::mark_changed`), so that they still hold.
     pub fn diagnostics_hold(&self, path: &Path) -> bool {
         !self.blind_to(path)
-            && (self.content_changed_at == 0
+            && (self.clocks.content_changed_at == 0
                 || self
                     .diagnostics
-                    .received_after(path, self.content_changed_at)
+                    .received_after(path, self.clocks.content_changed_at)
                 || self.says_unchanged(path))
     }
 
@@ -339,16 +356,16 @@ impl Server {
         !self.blind_to(path)
             && self
                 .doc(path)
-                .is_some_and(|doc| doc.changed_at > self.content_changed_at)
+                .is_some_and(|doc| doc.changed_at > self.clocks.content_changed_at)
     }
 
     /// clangd: a file it reads changed at the same size since `path` was last sent
     /// (see `size_kept_at`): what it built of `path` since may rest on the old text.
     fn blind_to(&self, path: &Path) -> bool {
-        self.size_kept_at > 0
+        self.clocks.size_kept_at > 0
             && self
                 .doc(path)
-                .is_none_or(|d| d.changed_at < self.size_kept_at)
+                .is_none_or(|d| d.changed_at < self.clocks.size_kept_at)
     }
 
     /// clangd: a save since the last change has it going over every open file again
@@ -356,8 +373,8 @@ impl Server {
     /// open file is neither known current nor known stale until it is.
     pub fn going_over_open_files(&self) -> bool {
         self.quirks.reports_file_status()
-            && self.content_changed_at > 0
-            && self.saved_at >= self.content_changed_at
+            && self.clocks.content_changed_at > 0
+            && self.clocks.saved_at >= self.clocks.content_changed_at
             && !self.settled(Instant::now())
     }
 
@@ -369,9 +386,9 @@ impl Server {
     /// (`clangd::includes_after_preamble`).
     pub fn says_unchanged(&self, path: &Path) -> bool {
         !self.blind_to(path)
-            && self.saved_at >= self.content_changed_at
+            && self.clocks.saved_at >= self.clocks.content_changed_at
             && self.diagnostics.get(path).is_some()
-            && self.quirks.idle_after(path, self.saved_at)
+            && self.quirks.idle_after(path, self.clocks.saved_at)
             && self.settled(Instant::now())
             && self
                 .docs
@@ -393,7 +410,7 @@ impl Server {
         // A project it could not load is its last word until it is mended: nothing
         // more will come (the run says so, see `load_failure`).
         if self.load_failure().is_some() {
-            return now.duration_since(self.last_message) >= quiet;
+            return now.duration_since(self.times.last_message) >= quiet;
         }
         self.progress.is_empty()
             && self.diagnostics.owes_nothing()
@@ -404,7 +421,7 @@ impl Server {
                     self.diagnostics.pulled_after(end)
                 })
             && self.pulls_in_flight.is_empty()
-            && now.duration_since(self.last_message) >= quiet
+            && now.duration_since(self.times.last_message) >= quiet
     }
 
     /// rust-analyzer: the check a save started has ended and a pull answer proves
@@ -440,7 +457,7 @@ impl Server {
 
     /// When it died, if it did.
     pub(super) fn died_at(&self) -> Option<Instant> {
-        self.died_at
+        self.times.died_at
     }
 }
 
@@ -455,8 +472,7 @@ impl Server {
             root: root.to_path_buf(),
             lifecycle: Lifecycle::Initializing,
             transport,
-            next_id: 0,
-            pending: HashMap::new(),
+            requests: Requests::default(),
             held: Vec::new(),
             pull: false,
             static_pull: false,
@@ -468,21 +484,18 @@ impl Server {
             diagnostics: Store::default(),
             progress: HashMap::new(),
             progress_ended: false,
-            text_changed_at: 0,
             quirks: Quirks::new(&spec.wait, root),
             pulls_in_flight: HashSet::new(),
-            refresh_seq: 0,
-            content_changed_at: 0,
-            saved_at: 0,
-            size_kept_at: 0,
-            view: None,
             publish_latency: Duration::ZERO,
             logs: VecDeque::new(),
             shown: VecDeque::new(),
-            started: now,
-            last_message: now,
-            ready_at: None,
-            died_at: None,
+            clocks: Clocks::default(),
+            times: Times {
+                started: now,
+                last_message: now,
+                ready_at: None,
+                died_at: None,
+            },
         };
         let id = server.request_id(Pending::Initialize);
         let params = initialize::params(spec, root);
@@ -496,7 +509,7 @@ impl Server {
     /// What the transport delivered, at pool clock `clock`.
     pub(super) fn handle(&mut self, event: super::transport::Incoming, clock: u64) {
         use super::transport::Incoming;
-        self.last_message = Instant::now();
+        self.times.last_message = Instant::now();
         match event {
             Incoming::Closed => {
                 let reason = if self.lifecycle == Lifecycle::Initializing {
@@ -537,7 +550,7 @@ impl Server {
         }
         let uri = uri::from_path(path);
         if let Some(doc) = self.docs.get_mut(path) {
-            let blind = doc.changed_at < self.size_kept_at;
+            let blind = doc.changed_at < self.clocks.size_kept_at;
             doc.version += 1;
             let changed = doc.text != text;
             if changed {
@@ -645,7 +658,7 @@ impl Server {
             return;
         };
         if self.wants_save {
-            self.saved_at = clock;
+            self.clocks.saved_at = clock;
             self.send(protocol::notification::<DidSaveTextDocument>(
                 DidSaveTextDocumentParams {
                     text_document: TextDocumentIdentifier {
@@ -770,27 +783,27 @@ impl Server {
     /// (see `size_kept_at`); only clangd is blind to that.
     pub(super) fn mark_size_kept(&mut self, clock: u64) {
         if self.spec.wait.force_rebuild_unchanged {
-            self.size_kept_at = clock;
+            self.clocks.size_kept_at = clock;
         }
     }
 
     /// Something the server sees changed outside a run's own edit, at `clock`.
     pub(super) fn mark_changed(&mut self, clock: u64) {
-        self.content_changed_at = clock;
+        self.clocks.content_changed_at = clock;
         self.saw_change(clock);
     }
 
     /// What the server sees changed at `clock`: answers from before no longer hold,
     /// and the view is unknown until the daemon names it again.
     fn saw_change(&mut self, clock: u64) {
-        self.text_changed_at = clock;
-        self.view = None;
+        self.clocks.text_changed_at = clock;
+        self.clocks.view = None;
     }
 
     /// The server is shown texts the disk does not have (a review, a dry run): it no
     /// longer sees the project its view was named for.
     pub(super) fn forget_view(&mut self) {
-        self.view = None;
+        self.clocks.view = None;
     }
 
     /// The server sees the project as it is on disk, whose every file's text has key
@@ -800,7 +813,7 @@ impl Server {
     pub(super) fn enter_view(&mut self, view: u64, clock: u64) {
         let holds_from = self.pull_holds_from().max(self.refresh_seq());
         self.diagnostics.enter_view(view, holds_from, clock);
-        self.view = Some((view, clock));
+        self.clocks.view = Some((view, clock));
     }
 
     /// Whether the server learns of files changed on disk only from us: it asked to
@@ -843,7 +856,8 @@ impl Server {
     /// The view a pull sent at `sent_seq` was answered for: the current one, if it
     /// was named before the pull was sent and nothing changed since.
     pub(super) fn view_at(&self, sent_seq: u64) -> Option<u64> {
-        self.view
+        self.clocks
+            .view
             .filter(|&(_, since)| sent_seq >= since)
             .map(|(view, _)| view)
     }
@@ -851,7 +865,7 @@ impl Server {
     /// The pool clock a pull answer must have been sent at or after to hold: after
     /// the last change to what it sees (see the field).
     pub fn pull_holds_from(&self) -> u64 {
-        self.text_changed_at + 1
+        self.clocks.text_changed_at + 1
     }
 
     /// The files whose last pull answer predates the last change to what it sees,
@@ -909,6 +923,7 @@ impl Server {
     pub(super) fn awaits_shutdown(&self) -> bool {
         !self.is_dead()
             && self
+                .requests
                 .pending
                 .values()
                 .any(|p| matches!(p, Pending::Shutdown))
@@ -954,9 +969,9 @@ impl Server {
 impl Server {
     /// A fresh request id, recorded as awaiting an answer for `pending`.
     fn request_id(&mut self, pending: Pending) -> RequestId {
-        self.next_id += 1;
-        let id = RequestId::from(self.next_id);
-        self.pending.insert(id.clone(), pending);
+        self.requests.next_id += 1;
+        let id = RequestId::from(self.requests.next_id);
+        self.requests.pending.insert(id.clone(), pending);
         id
     }
 
@@ -1004,10 +1019,10 @@ impl Server {
 
     /// Nothing under way will finish: forget it, so no wait waits for it.
     fn forget_work(&mut self) {
-        self.died_at = Some(Instant::now());
+        self.times.died_at = Some(Instant::now());
         self.pulls_in_flight.clear();
         self.quirks.forget_work();
-        self.pending.clear();
+        self.requests.pending.clear();
         self.progress.clear();
         self.diagnostics.forgive();
     }

@@ -208,7 +208,7 @@ pub(super) fn request(server: &mut Server, req: Request, clock: u64) {
         }
         WorkspaceDiagnosticRefresh::METHOD => {
             // Means: pull again. The wait re-pulls files pulled before this clock.
-            server.refresh_seq = clock;
+            server.clocks.refresh_seq = clock;
             if server.spec.wait.refresh_is_news {
                 server.diagnostics.forget_views();
             }
@@ -272,7 +272,7 @@ struct Unregistrations {
 
 /// The answer to a request we sent.
 pub(super) fn response(server: &mut Server, resp: Response) {
-    let Some(pending) = server.pending.remove(&resp.id) else {
+    let Some(pending) = server.requests.pending.remove(&resp.id) else {
         return;
     };
     match pending {

@@ -100,7 +100,7 @@ pub(super) fn answered(server: &mut Server, result: &Value) {
         server.pull = true;
     }
     server.lifecycle = Lifecycle::Ready;
-    server.ready_at = Some(Instant::now());
+    server.times.ready_at = Some(Instant::now());
     server
         .transport
         .send(protocol::notification::<Initialized>(InitializedParams {}));

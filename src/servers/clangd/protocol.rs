@@ -183,6 +183,13 @@ pub fn includes_after_preamble(text: &str) -> bool {
 /// its size and modification time) for unchanged: it compares an included file's size
 /// and modification time in whole seconds with those it built a preamble on (LLVM's
 /// `PrecompiledPreamble::CanReuse`). An unknown time counts as the same.
+///
+/// So a header written again at the same size within the same second (an edit, its
+/// undo and the edit again, as an agent makes them) leaves every preamble built on it
+/// in place, and the files including it rebuilt against the old text: measured on
+/// Lua's `ltable.h`, whose includers kept the old signature of `luaH_resize` and hid
+/// a break. After such a change (`Pool::mark_size_kept`) each open file is sent again
+/// with `forceRebuild`, and what clangd said of it before does not hold.
 pub fn looks_unchanged(
     before: (u64, Option<SystemTime>),
     after: (u64, Option<SystemTime>),
