@@ -9,6 +9,11 @@
    items are not cycles (that is how a module is built).
 2. No function longer than 150 lines; the check's top-level function (`check::run`)
    shorter than 100.
+3. No server named outside `src/servers/`: each family's entries, waits and protocol
+   extensions live in its module there, and the rest of the crate reaches them through
+   `servers::quirks`. Comments and tests (an in-file `#[cfg(test)] mod`, a `tests.rs`,
+   a module declared under `#[cfg(test)]`) may name servers.
+4. `lsp::Server` has at most 25 fields: what belongs together is grouped.
 
 Usage: python3 scripts/check-structure.py [--graph]   (exit 1 on a violation)
 --graph prints the module-level edges, one per line, for a reader.
@@ -27,6 +32,8 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 MAX_FN = 150
 MAX_CHECK_RUN = 100
+MAX_SERVER_FIELDS = 25
+SERVER_NAMES = re.compile(r"clangd|rust.analyzer|tsserver|pyright|gopls")
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 PATH_RE = re.compile(rf"\b(crate|super|self)((?:::{IDENT})+|::\{{)")
@@ -153,9 +160,9 @@ def cycles(edges: dict[tuple, set]) -> list[list[tuple]]:
     return out
 
 
-def blank_literals(text: str) -> str:
+def blank_literals(text: str, keep_strings: bool = False) -> str:
     """`text` with comments, strings (raw ones too) and char literals blanked out, line
-    breaks kept, so that braces can be counted."""
+    breaks kept, so that braces can be counted; with `keep_strings`, comments only."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -174,18 +181,20 @@ def blank_literals(text: str) -> str:
             close = '"' + m.group(1)
             j = text.find(close, i + m.end())
             j = n if j < 0 else j + len(close)
-            out.append("\n" * text.count("\n", i, j))
+            out.append(text[i:j] if keep_strings else "\n" * text.count("\n", i, j))
             i = j
             continue
         if c == '"':
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            out.append("\n" * text.count("\n", i, j + 1))
+            out.append(text[i:j + 1] if keep_strings else "\n" * text.count("\n", i, j + 1))
             i = j + 1
             continue
         m = re.match(r"'(\\.|[^'\\])'", text[i:i + 12]) or re.match(r"'\\u\{[0-9a-fA-F]+\}'", text[i:i + 14])
         if m:
+            if keep_strings:
+                out.append(m.group(0))
             i += m.end()
             continue
         out.append(c)
@@ -224,6 +233,84 @@ def long_functions(path: Path, text: str) -> list[tuple[str, int, int, int]]:
         if length > limit:
             out.append((name, i + 1, length, limit))
     return out
+
+
+def block_end(lines: list[str], start: int) -> int | None:
+    """The line closing the first `{` block opened on or after line `start` of
+    `lines` (literals blanked)."""
+    depth, opened = 0, False
+    for j in range(start, len(lines)):
+        for c in lines[j]:
+            if c == "{":
+                depth += 1
+                opened = True
+            elif c == "}":
+                depth -= 1
+        if opened and depth <= 0:
+            return j
+    return None
+
+
+def test_only_files(files: list[Path]) -> set[Path]:
+    """The files that are tests: `tests.rs`, anything under a `tests/` directory, and
+    a module declared under `#[cfg(test)]` (`#[cfg(test)] mod fixtures;`)."""
+    out = {f for f in files if f.name == "tests.rs" or "tests" in f.relative_to(SRC).parts[:-1]}
+    for f in files:
+        text = f.read_text()
+        for m in re.finditer(rf"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+({IDENT})\s*;", text):
+            base = f.parent if f.name in ("mod.rs", "lib.rs") else f.parent / f.stem
+            out.add(base / f"{m.group(1)}.rs")
+            out.add(base / m.group(1) / "mod.rs")
+    return out
+
+
+def test_lines(text: str) -> set[int]:
+    """The lines (0-based) of in-file test modules: `#[cfg(test)] mod x { ... }`."""
+    lines = blank_literals(text).splitlines()
+    out: set[int] = set()
+    for i, line in enumerate(lines):
+        if not re.match(r"\s*#\[cfg\(test\)\]", line):
+            continue
+        j = i + 1
+        while j < len(lines) and re.match(r"\s*(#\[|$)", lines[j]):
+            j += 1
+        if j < len(lines) and re.match(r"\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", lines[j]):
+            end = block_end(lines, j)
+            out.update(range(i, (end if end is not None else len(lines) - 1) + 1))
+    return out
+
+
+def server_names_outside_servers(files: list[Path]) -> list[str]:
+    """Every non-comment, non-test line outside `src/servers/` that names a server."""
+    tests = test_only_files(files)
+    out = []
+    for f in files:
+        rel = f.relative_to(SRC)
+        if rel.parts[0] == "servers" or f in tests:
+            continue
+        text = f.read_text()
+        skip = test_lines(text)
+        for i, line in enumerate(blank_literals(text, keep_strings=True).splitlines()):
+            if i not in skip and SERVER_NAMES.search(line):
+                out.append(f"{f.relative_to(SRC.parent)}:{i + 1}: names a server outside src/servers/: "
+                           f"{line.strip()}")
+    return out
+
+
+def server_fields() -> list[str]:
+    """`lsp::Server`'s fields, over the limit."""
+    path = SRC / "lsp" / "server.rs"
+    lines = blank_literals(path.read_text()).splitlines()
+    start = next((i for i, l in enumerate(lines) if re.match(r"\s*pub struct Server\s*\{", l)), None)
+    if start is None:
+        return [f"{path.relative_to(SRC.parent)}: no `pub struct Server` to count the fields of"]
+    end = block_end(lines, start)
+    fields = [l for l in lines[start + 1:end]
+              if re.match(rf"\s*(?:pub(?:\([^)]*\))?\s+)?{IDENT}\s*:", l)]
+    if len(fields) > MAX_SERVER_FIELDS:
+        return [f"{path.relative_to(SRC.parent)}:{start + 1}: lsp::Server has {len(fields)} fields "
+                f"(at most {MAX_SERVER_FIELDS}): group what belongs together"]
+    return []
 
 
 SPEC = SRC.parent / "docs" / "SPEC.md"
@@ -268,10 +355,14 @@ def main() -> int:
         ties = [f"{'::'.join(a)} -> {'::'.join(b)}" for a in comp for b in sorted(edges[a]) if b in comp]
         problems.append(f"module cycle: {names} ({'; '.join(ties)})")
     problems.extend(contract_citations(files))
+    problems.extend(server_names_outside_servers(files))
+    problems.extend(server_fields())
     for p in problems:
         print(f"check-structure: {p}", file=sys.stderr)
     if not problems:
-        print(f"check-structure: {len(modules)} modules, no cycle, no function over its limit", file=sys.stderr)
+        print(f"check-structure: {len(modules)} modules, no cycle, no function over its limit, "
+              f"no server named outside src/servers/, lsp::Server within {MAX_SERVER_FIELDS} fields",
+              file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -312,6 +312,15 @@ impl Quirks {
         answer
     }
 
+    /// What to log when a routed pull of `path` failed for `why` and the server is
+    /// left to its pushes.
+    pub fn route_failed(path: &Path, why: &str) -> String {
+        format!(
+            "pull of {} through tsserver failed, waiting for pushes instead: {why}",
+            path.display()
+        )
+    }
+
     /// The request that has tsserver reload its projects from the disk
     /// (`typescript::tsserver::reload_projects`); none when pulls are not routed.
     pub fn reload_request(&self) -> Option<ExecuteCommandParams> {

@@ -297,13 +297,7 @@ pub(super) fn response(server: &mut Server, resp: Response) {
                         .pulled(path, Pulled::answer(diagnostics, sent_seq, view));
                 }
                 RoutedAnswer::Failed(why) => {
-                    server.log(
-                        2,
-                        format!(
-                            "lspgate: pull of {} through tsserver failed, waiting for pushes instead: {why}",
-                            path.display()
-                        ),
-                    );
+                    server.log(2, format!("lspgate: {}", Quirks::route_failed(&path, &why)));
                     server.static_pull = false;
                     server.update_pull();
                     server.pulls_in_flight.clear();
