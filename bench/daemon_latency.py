@@ -369,7 +369,7 @@ def main() -> int:
                 row["server_ms"] = median(m["changes"])
                 row["mode"] = m["mode"]
                 if name == "typescript-language-server" and m["mode"] == "push":
-                    # The server pushes; lspgate asks tsserver (src/lsp/tsserver.rs).
+                    # The server pushes; lspgate asks tsserver (src/servers/typescript/tsserver.rs).
                     row["mode"] = "push (lspgate: tsserver pull)"
             except Exception as e:  # noqa: BLE001 — a bench row reports any failure
                 errors.append(f"{name}: lsp client: {type(e).__name__}: {e}")
