@@ -367,7 +367,7 @@ fn modified(meta: &fs::Metadata) -> u128 {
 }
 
 /// The id git gives a blob of `bytes`.
-fn oid(bytes: &[u8]) -> String {
+pub(crate) fn oid(bytes: &[u8]) -> String {
     let mut hasher = sha1_smol::Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);

@@ -9,6 +9,7 @@
 //! runs as the tools of an MCP server; its transport's writer is the one other place
 //! that writes to stdout.
 
+pub mod baseline;
 pub mod c_source;
 pub mod changed;
 pub mod check;

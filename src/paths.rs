@@ -22,6 +22,10 @@ pub struct Dirs {
     /// The data directory, holding the history: `$LSPGATE_DATA_DIR`, else
     /// `$XDG_DATA_HOME/lspgate`, else `~/.local/share/lspgate`.
     pub data: Option<PathBuf>,
+    /// The cache directory, holding stored baselines (`baseline`): `$LSPGATE_CACHE_DIR`,
+    /// else `$XDG_CACHE_HOME/lspgate`, else `~/.cache/lspgate`. Anything in it may be
+    /// deleted at any time.
+    pub cache: Option<PathBuf>,
     /// The runtime directory, holding the daemons' sockets, locks and logs (created
     /// and checked by `daemon::paths`): `$LSPGATE_RUNTIME_DIR`, else
     /// `$XDG_RUNTIME_DIR/lspgate`, else `/tmp/lspgate-<uid>`.
@@ -41,7 +45,7 @@ pub fn dirs() -> &'static Dirs {
 impl Dirs {
     /// The rules of [`Dirs`]' fields over an environment. An empty variable is unset.
     /// The XDG specification calls a relative `XDG_*_HOME` invalid, to be ignored,
-    /// and lspgate ignores a relative `LSPGATE_DATA_DIR` too; the other variables are
+    /// and lspgate ignores a relative `LSPGATE_DATA_DIR` or `LSPGATE_CACHE_DIR` too; the other variables are
     /// taken as they are.
     fn resolve(env: &dyn Fn(&str) -> Option<OsString>, home: Option<PathBuf>, uid: u32) -> Dirs {
         let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -53,6 +57,9 @@ impl Dirs {
         let data = absolute("LSPGATE_DATA_DIR")
             .or_else(|| absolute("XDG_DATA_HOME").map(|d| d.join("lspgate")))
             .or_else(|| Some(home.as_ref()?.join(".local/share/lspgate")));
+        let cache = absolute("LSPGATE_CACHE_DIR")
+            .or_else(|| absolute("XDG_CACHE_HOME").map(|d| d.join("lspgate")))
+            .or_else(|| Some(home.as_ref()?.join(".cache/lspgate")));
         let runtime = set("LSPGATE_RUNTIME_DIR")
             .or_else(|| set("XDG_RUNTIME_DIR").map(|d| d.join("lspgate")))
             .unwrap_or_else(|| PathBuf::from(format!("/tmp/lspgate-{uid}")));
@@ -60,6 +67,7 @@ impl Dirs {
             home,
             config_file,
             data,
+            cache,
             runtime,
         }
     }
@@ -230,6 +238,10 @@ mod tests {
             Some(Path::new("/home/me/.local/share/lspgate"))
         );
         assert_eq!(defaults.runtime, Path::new("/tmp/lspgate-1000"));
+        assert_eq!(
+            defaults.cache.as_deref(),
+            Some(Path::new("/home/me/.cache/lspgate"))
+        );
 
         let xdg = resolve(
             &[
@@ -251,10 +263,12 @@ mod tests {
                 ("XDG_CONFIG_HOME", "/x/config"),
                 ("LSPGATE_CONFIG", "my.toml"),
                 ("LSPGATE_DATA_DIR", "/d"),
+                ("LSPGATE_CACHE_DIR", "/c"),
                 ("LSPGATE_RUNTIME_DIR", "/r"),
             ],
             None,
         );
+        assert_eq!(own.cache.as_deref(), Some(Path::new("/c")));
         assert_eq!(own.config_file.as_deref(), Some(Path::new("my.toml")));
         assert_eq!(own.data.as_deref(), Some(Path::new("/d")));
         assert_eq!(own.runtime, Path::new("/r"));
@@ -279,6 +293,7 @@ mod tests {
                 home: None,
                 config_file: None,
                 data: None,
+                cache: None,
                 runtime: PathBuf::from("/tmp/lspgate-1000"),
             }
         );
