@@ -25,7 +25,11 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      on a fresh daemon: an untimed `check` of the file the case edits, think time of
      twice the batch checker (the daemon idle, as while an agent thinks), then the
      case's `patch` through the daemon, timed; `daemon stop`.
-  6. agent (not in the default modes): a daemon again, and each case applied and then
+  6. stored (not in the default modes): cold again, each case's `patch --no-daemon`
+     with a stored baseline of the pristine tree, made by one untimed
+     `check --no-daemon` of a file first (the `cold` mode gives each case an empty
+     cache, so it never has one);
+  7. agent (not in the default modes): a daemon again, and each case applied and then
      undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
      edits only through lspgate does: the daemon's steady state, where nothing changes
      behind its back; the copy is checked to be pristine after the undo;
@@ -58,6 +62,7 @@ import json
 import os
 import platform
 import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -170,6 +175,12 @@ class Gate:
             args.append("--no-daemon")
         return self.run(root, args)
 
+    def without_stored_baselines(self) -> None:
+        """An empty cache from now on: no run finds a stored baseline."""
+        cache = Path(self.env["XDG_CACHE_HOME"])
+        shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+
 
 def gate_errors(report: dict) -> set[tuple[str, int | str]]:
     """lspgate's new errors as (path, line), or (INCLUDED, message) for clangd's
@@ -247,7 +258,9 @@ def run_case(gate: Gate, root: Path, case: Case, mode: str, log=None) -> Outcome
             apply_diff(root, case.diff)
             wall, proc = gate.changed(root)
         else:
-            wall, proc = gate.patch(root, case.diff, cold=(mode == "cold"))
+            if mode == "cold":
+                gate.without_stored_baselines()
+            wall, proc = gate.patch(root, case.diff, cold=(mode in ("cold", "stored")))
         o.wall = wall
         o.exit = proc.returncode
         if SAVE is not None:
@@ -313,6 +326,8 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                 o = run_case(gate, root, case, "cold")
                 outcomes.append(o)
                 log(f"{p.name}/{case.name} cold: {brief(o)}")
+    if "stored" in args.modes:
+        outcomes += run_with_stored_baseline(gate, root, p, cases, args, log)
     for mode in ("warm", "agent", "hook"):
         if mode in args.modes:
             outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
@@ -331,6 +346,21 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
                 f"{time.monotonic() - t0:.0f}s: " +
                 ", ".join(f"{k}={fmt_recheck(v)}" for k, v in alone[mode].items()))
     return outcomes, batch.seconds, p.checker_label, alone
+
+
+def run_with_stored_baseline(gate: Gate, root: Path, p: Project, cases: list[Case], args,
+                             log) -> list[Outcome]:
+    """Stored: a baseline of the pristine tree made by an untimed cold check, then each
+    case cold, as a CI job whose cache holds the base commit's baseline."""
+    gate.without_stored_baselines()
+    gate.run(root, ["check", warm_file(cases), "--no-daemon", "-q", *gate.extra])
+    outcomes = []
+    for case in cases:
+        for _ in range(args.runs):
+            o = run_case(gate, root, case, "stored")
+            outcomes.append(o)
+            log(f"{p.name}/{case.name} stored: {brief(o)}")
+    return outcomes
 
 
 def run_after_idle(gate: Gate, root: Path, p: Project, cases: list[Case], args,
@@ -437,7 +467,7 @@ def server_alone(o: Outcome, alone: dict):
     """The server's own time for the outcome's case: its warm re-check for a warm or
     agent run, the cold floor for a cold one (None where not measured)."""
     by_mode = alone.get(o.case.project.name, {})
-    return by_mode.get("cold" if o.mode == "cold" else "warm", {}).get(o.case.name)
+    return by_mode.get("cold" if o.mode in ("cold", "stored") else "warm", {}).get(o.case.name)
 
 
 def case_table(outcomes: list[Outcome], batch: dict, alone: dict) -> str:
@@ -516,7 +546,8 @@ def main() -> int:
                     "the daemon's back), agent (each case undone through lspgate), hook "
                     "(each case applied with git, then `check --changed` through the daemon), "
                     "idle (the first edit after the daemon sat idle: a check, think time of "
-                    "twice the batch checker, the edit, on a fresh daemon per case)")
+                    "twice the batch checker, the edit, on a fresh daemon per case), stored "
+                    "(cold, with a stored baseline of the pristine tree)")
     ap.add_argument("--no-recheck", dest="recheck", action="store_false",
                     help="skip the server's own re-check time")
     ap.add_argument("--smoke", action="store_true",

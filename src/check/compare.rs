@@ -93,7 +93,9 @@ pub(super) fn compare(
         let mut dependents: Vec<PathBuf> = g.dependents.clone();
         // A check of files as they are has no dependents: what a server analysing its
         // workspace publishes meanwhile (its start-up analysis) is not about them.
-        if has_change {
+        if has_change && g.uses_stored_baseline() {
+            dependents.extend(differing(pool, s, &g.dependents, before));
+        } else if has_change {
             dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
             dependents.extend(g.listed.iter().cloned());
         }
@@ -143,6 +145,27 @@ fn classify(
         }
     }
     c
+}
+
+/// For a server started after the edit with a stored before view (it has only seen
+/// the tree after it, so everything it says is about the edit): every file whose
+/// diagnostics differ from that view, one it has nothing to say of now included.
+fn differing(pool: &Pool, s: ServerId, asked: &[PathBuf], before: &Before) -> Vec<PathBuf> {
+    let server = pool.server(s);
+    let said = server.diagnostics().files().map(std::path::Path::to_path_buf);
+    let stored = before
+        .held
+        .keys()
+        .filter(|(b, _)| *b == s)
+        .map(|(_, p)| p.clone());
+    let mut out: Vec<PathBuf> = said
+        .chain(stored)
+        .filter(|p| !asked.contains(p))
+        .filter(|p| before.of(s, p) != server.diagnostics_of(p))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Files server `s` reported on by itself since the edit: every file it re-checked

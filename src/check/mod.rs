@@ -19,6 +19,7 @@ mod finish;
 pub mod merge;
 mod notify;
 mod servers;
+mod stored;
 mod verdict;
 mod waits;
 
@@ -95,7 +96,10 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         mut notes,
         unchecked_files,
     } = resolved;
-    servers::connect(pool, &mut groups, &mut notes);
+    stored::look_up(ctx, &mut groups, &tracked, kind, &mut notes);
+    // A server whose before view is stored starts once the edit is written.
+    let now = groups.iter_mut().filter(|g| !g.uses_stored_baseline());
+    servers::connect(pool, now, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
@@ -103,7 +107,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         servers::choose_dependents(&mut groups, &tracked);
         before::find_dependents(&mut groups, &tracked, opts.all, write_now);
     }
-    let before = before::take(
+    let mut before = before::take(
         pool,
         ctx,
         &mut groups,
@@ -115,6 +119,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     if write_now {
         edit::commit(&ctx.workspace, &plan)?;
     }
+    stored::start_after_edit(pool, &mut groups, &tracked, &mut before, &mut notes);
     // A publish after this is about the edit (a server started afresh publishes
     // before the others are told).
     let edit = notify::Edit::now(pool, write_now, kind.has_change);
@@ -145,6 +150,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let incomplete = verdict.incomplete || unchecked_files;
     let timed_out = verdict.timed_out;
     let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
+    if !incomplete {
+        stored::keep(pool, ctx, &groups, &tracked, &mut notes);
+    }
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
@@ -209,6 +217,11 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
         detail: g.detail.clone(),
         root: g.root.clone(),
         packages: packages_checked(g, tracked),
+        before: if g.uses_stored_baseline() {
+            crate::model::BeforeView::Stored
+        } else {
+            crate::model::BeforeView::Server
+        },
     }
 }
 

@@ -100,8 +100,10 @@ pub(super) fn notify(
                     // pyright (workspace mode) takes an opened file's text for the
                     // disk's and re-analyses nothing else on an open: a file it has
                     // not open is opened as it was, then changed, as an editor would.
+                    // One started after the edit has only ever seen the new text.
                     if let Some(before) = &t.before
                         && g.spec.wait.workspace_analysis
+                        && !g.uses_stored_baseline()
                         && pool.server(s).doc(&t.path).is_none()
                     {
                         pool.open_or_change(s, &t.path, before);

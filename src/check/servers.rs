@@ -50,6 +50,9 @@ pub(super) struct Group {
     /// The monorepo its server checks from its root, if it does: mapped once, when
     /// the group is made.
     monorepo: Option<workspace::Monorepo>,
+    /// Its before tree and stored before view, for a server that may use or leave a
+    /// stored baseline (see `stored`).
+    pub baseline: Option<super::stored::GroupBaseline>,
 }
 
 impl Group {
@@ -84,11 +87,18 @@ impl Group {
             cross_file_ms: None,
             revived: false,
             before_server: None,
+            baseline: None,
         }
     }
 }
 
 impl Group {
+    /// Whether its before view comes from a stored baseline: its server is started
+    /// only once the edit is written, and sees only the tree after it.
+    pub(super) fn uses_stored_baseline(&self) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b.used())
+    }
+
     /// The monorepo this group's server checks from its root, if it does.
     pub(super) fn monorepo(&self) -> Option<&workspace::Monorepo> {
         self.monorepo.as_ref()
@@ -278,7 +288,11 @@ pub(super) fn pulls_unopened(g: &Group) -> bool {
 
 /// Reuse the pool's servers, start the missing ones; a server that crashed since an
 /// earlier run is restarted with its documents.
-pub(super) fn connect(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {
+pub(super) fn connect<'a>(
+    pool: &mut Pool,
+    groups: impl IntoIterator<Item = &'a mut Group>,
+    notes: &mut Vec<String>,
+) {
     for g in groups {
         if let Some(i) = pool.find(&g.spec.name, &g.root) {
             if !pool.server(i).is_dead() {

@@ -31,7 +31,19 @@ pub(super) fn wait_after_edit(
 ) -> Waits {
     let notified = Instant::now();
     let Targets { primary, cross, .. } = targets;
-    let primary_deadline = Instant::now() + opts.timeout;
+    // A server started after the edit (its before view stored) is cold: its start-up
+    // is in this wait, so the start-up budget.
+    let started: Vec<_> = groups
+        .iter()
+        .filter(|g| g.uses_stored_baseline())
+        .filter_map(|g| g.server)
+        .collect();
+    let primary_deadline = Instant::now()
+        + if started.is_empty() {
+            opts.timeout
+        } else {
+            opts.startup_timeout
+        };
     let mut primary_outcome =
         settle_reviving(pool, groups, notes, primary, cross, primary_deadline);
     let cross_deadline = Instant::now() + opts.cross_file_timeout;
@@ -54,6 +66,11 @@ pub(super) fn wait_after_edit(
     // A server analysing its whole workspace re-checks the dependents by itself:
     // done when it says so (the files it was told of republished, its progress
     // ended).
+    if !started.is_empty() {
+        let deadline = Instant::now() + opts.startup_timeout;
+        let settled = wait::settle_first_analysis(pool, &started, deadline);
+        cross_outcome.unsettled.extend(settled.unsettled);
+    }
     let analysing = workspace_servers(pool, groups);
     if !analysing.is_empty() {
         let started = Instant::now();

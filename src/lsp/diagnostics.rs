@@ -256,6 +256,11 @@ impl Store {
             .insert(path, Unreadable { seq, version, why });
     }
 
+    /// Whether the last publish of any file could not be read.
+    pub fn any_unreadable(&self) -> bool {
+        !self.unreadable.is_empty()
+    }
+
     /// The last publish for `path`, when it could not be read and no readable one
     /// came after it.
     pub fn unreadable(&self, path: &Path) -> Option<&Unreadable> {

@@ -50,6 +50,7 @@ pub fn server_ok() -> ServerReport {
         detail: None,
         root: PathBuf::from("/abs/root"),
         packages: Vec::new(),
+        before: crate::model::BeforeView::Server,
     }
 }
 

@@ -91,6 +91,22 @@ pub struct ServerReport {
     /// analyses its whole workspace). Empty outside one.
     #[serde(default)]
     pub packages: Vec<String>,
+    /// Where its before view came from.
+    #[serde(default)]
+    pub before: BeforeView,
+}
+
+/// Where a server's before view came from (docs/SPEC.md section 6, "Stored
+/// baselines").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BeforeView {
+    /// The server itself, shown the tree before the edit.
+    #[default]
+    Server,
+    /// A stored baseline of the tree before the edit: the server saw only the
+    /// tree after it.
+    Stored,
 }
 
 /// A file of the edit and what happened to it on disk.

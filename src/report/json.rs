@@ -92,6 +92,8 @@ struct JsonServer<'a> {
     root: String,
     /// The monorepo packages it checked; empty outside a monorepo.
     packages: &'a [String],
+    /// Where its before view came from: the server, or a stored baseline.
+    before: crate::model::BeforeView,
 }
 
 /// Write the report as one JSON object and a newline. Messages are the servers' own,
@@ -190,6 +192,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                 detail: server.detail.as_deref(),
                 root: paths::display_raw(&server.root, run_dir),
                 packages: &server.packages,
+                before: server.before,
             })
             .collect(),
         notes: &report.notes,
@@ -335,7 +338,8 @@ mod tests {
         assert_eq!(
             value["servers"],
             json!([{"name": "pyright", "status": "ok", "primary_ms": 180,
-                    "cross_file_ms": 230, "detail": null, "root": ".", "packages": []}])
+                    "cross_file_ms": 230, "detail": null, "root": ".", "packages": [],
+                    "before": "server"}])
         );
         assert_eq!(value["notes"], json!(["a note"]));
         assert_eq!(value["skipped"], json!(["README.md"]));
@@ -436,6 +440,7 @@ mod tests {
             detail: Some("timed out after 5s".to_owned()),
             root: PathBuf::from("/abs/root"),
             packages: Vec::new(),
+            before: crate::model::BeforeView::Server,
         });
         let value = render_json(&report, false);
         let diagnostics = &value["files"][0]["diagnostics"];
@@ -453,7 +458,7 @@ mod tests {
             value["servers"][1],
             json!({"name": "gopls", "status": "timeout", "primary_ms": null,
                    "cross_file_ms": null, "detail": "timed out after 5s", "root": ".",
-                   "packages": []})
+                   "packages": [], "before": "server"})
         );
     }
 

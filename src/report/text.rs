@@ -306,6 +306,7 @@ New: 0 errors, 0 warnings (edit applied)
                 detail: Some("timed out after 5s; src/a.py not checked".to_owned()),
                 root: PathBuf::from("/abs/root"),
                 packages: Vec::new(),
+                before: crate::model::BeforeView::Server,
             },
             ServerReport {
                 name: "gopls".to_owned(),
@@ -315,6 +316,7 @@ New: 0 errors, 0 warnings (edit applied)
                 detail: None,
                 root: PathBuf::from("/abs/root"),
                 packages: Vec::new(),
+                before: crate::model::BeforeView::Server,
             },
             server_ok(),
         ];

@@ -324,6 +324,7 @@ fn report_output() -> Value {
             "detail": nullable("string"),
             "root": string(),
             "packages": {"type": "array", "items": string()},
+            "before": {"enum": ["server", "stored"]},
         }))},
         "notes": {"type": "array", "items": string()},
         "skipped": {"type": "array", "items": string()},

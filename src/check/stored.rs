@@ -1,0 +1,159 @@
+//! Stored baselines in a run (docs/SPEC.md section 6, "Stored baselines"): a server
+//! started for this run alone whose before tree has a stored baseline takes its
+//! before view from it, and is started only once the edit is on disk, so it analyses
+//! the project once; a complete run stores the after view of each server that
+//! analyses its whole workspace, the before view of the next run on that tree.
+
+use crate::baseline::{Baselines, Lookup, Stored, Tree};
+use crate::lsp::Pool;
+use crate::paths;
+
+use super::before::Before;
+use super::files::Tracked;
+use super::servers::{self, Group};
+use super::{Context, Kind};
+
+/// A group's part in stored baselines.
+pub(super) struct GroupBaseline {
+    /// The tree its server sees before the edit.
+    tree: Tree,
+    /// The stored before view of that tree, when there is one: the server is then
+    /// started after the edit is written.
+    found: Option<Stored>,
+}
+
+impl GroupBaseline {
+    /// Whether the group's before view comes from a stored baseline.
+    pub fn used(&self) -> bool {
+        self.found.is_some()
+    }
+}
+
+/// Whether group `g`'s server may take or leave a stored baseline in this run: one
+/// started for it alone, analysing its whole workspace (its after view is then every
+/// file's), in a run that shows it the disk or a review (a dry run's or a rejected
+/// edit's after view is not the disk's), with no configuration edited (its server
+/// is started afresh for that, see `configuration`).
+fn eligible(ctx: &Context, g: &Group) -> bool {
+    ctx.one_run
+        && g.spec.wait.workspace_analysis
+        && !ctx.options.dry_run
+        && !ctx.options.reject
+        && g.configuration.is_empty()
+}
+
+/// Read each eligible group's before tree and look up its stored baseline; a file
+/// that cannot be used is named in a note and left alone.
+pub(super) fn look_up(
+    ctx: &Context,
+    groups: &mut [Group],
+    tracked: &[Tracked],
+    kind: Kind,
+    notes: &mut Vec<String>,
+) {
+    let Some(baselines) = Baselines::of(&ctx.workspace) else {
+        return;
+    };
+    for g in groups.iter_mut().filter(|g| eligible(ctx, g)) {
+        let Ok(mut tree) = Tree::read(&g.root, &g.spec) else {
+            continue;
+        };
+        for t in tracked {
+            tree.with(&t.path, t.before.as_deref().map(str::as_bytes));
+        }
+        let found = if kind.has_change {
+            match baselines.lookup(&g.spec.name, &tree.key(&g.spec)) {
+                Lookup::Found(stored) => Some(stored),
+                Lookup::Absent => None,
+                Lookup::Unusable { path, why } => {
+                    notes.push(format!(
+                        "the stored baseline {} of {} was not used: {why}",
+                        paths::display(&path, &ctx.run_dir),
+                        g.spec.name
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        g.baseline = Some(GroupBaseline { tree, found });
+    }
+}
+
+/// Once the edit is on disk: start the server of each group whose before view is
+/// stored, and put that view in `before` under it. The server sees only the tree
+/// after the edit: `notify` opens the run's files with their new text, and the waits
+/// wait for its start-up analysis as for any cold server's.
+pub(super) fn start_after_edit(
+    pool: &mut Pool,
+    groups: &mut [Group],
+    tracked: &[Tracked],
+    before: &mut Before,
+    notes: &mut Vec<String>,
+) {
+    let started = groups.iter_mut().filter(|g| g.uses_stored_baseline());
+    servers::connect(pool, started, notes);
+    for g in groups.iter_mut().filter(|g| g.uses_stored_baseline()) {
+        let (Some(s), Some(found)) = (g.server, g.baseline.as_ref().and_then(|b| b.found.as_ref()))
+        else {
+            continue;
+        };
+        for path in found.paths(&g.root) {
+            before
+                .held
+                .insert((s, path.clone()), found.of(&g.root, &path));
+        }
+        for &i in &g.files {
+            let path = &tracked[i].path;
+            if tracked[i].before.is_some() {
+                before
+                    .asked
+                    .insert((s, path.clone()), found.of(&g.root, path));
+            }
+        }
+        g.before_server = Some(s);
+    }
+}
+
+/// After a complete run: store what each eligible group's server now says of every
+/// file of its tree, as the baseline of the tree after the edit. A baseline that
+/// cannot be stored is a note; the run's verdict stands.
+pub(super) fn keep(
+    pool: &Pool,
+    ctx: &Context,
+    groups: &[Group],
+    tracked: &[Tracked],
+    notes: &mut Vec<String>,
+) {
+    let Some(baselines) = Baselines::of(&ctx.workspace) else {
+        return;
+    };
+    for g in groups {
+        let (Some(s), Some(b)) = (g.server, g.baseline.as_ref()) else {
+            continue;
+        };
+        let server = pool.server(s);
+        if server.is_dead() || server.diagnostics().any_unreadable() {
+            continue;
+        }
+        let mut tree = b.tree.clone();
+        for t in tracked {
+            tree.with(&t.path, t.after.as_deref().map(str::as_bytes));
+        }
+        let mut stored = Stored::default();
+        for path in server.diagnostics().files() {
+            let diagnostics = server.diagnostics_of(path);
+            let rel = path.strip_prefix(&g.root).ok().and_then(|r| r.to_str());
+            if let Some(rel) = rel.filter(|_| !diagnostics.is_empty()) {
+                stored.files.insert(rel.to_owned(), diagnostics);
+            }
+        }
+        if let Err(e) = baselines.store(&g.spec.name, &tree.key(&g.spec), stored) {
+            notes.push(format!(
+                "the baseline of {} could not be stored for later runs: {e}",
+                g.spec.name
+            ));
+        }
+    }
+}
