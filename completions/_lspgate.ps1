@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
+            [CompletionResult]::new('baseline', 'baseline', [CompletionResultType]::ParameterValue, 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
@@ -129,6 +130,28 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
             [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD')
             [CompletionResult]::new('--changed', '--changed', [CompletionResultType]::ParameterName, 'Check what changed on disk since lspgate last looked (the last `check --changed` or written edit here; the first time, the git index), counting as new only what that change introduced, in the changed files and the files it broke. For harnesses that write files themselves: run it after each write')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
+            [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
+            [CompletionResult]::new('--no-daemon', '--no-daemon', [CompletionResultType]::ParameterName, 'Run the servers inside this process and stop them at exit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Show no progress line on stderr while waiting')
+            [CompletionResult]::new('--trust-project', '--trust-project', [CompletionResultType]::ParameterName, 'Run server commands that the project''s .lspgate.toml introduces or changes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'lspgate;baseline' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output form [default: text]')
+            [CompletionResult]::new('--startup-timeout', '--startup-timeout', [CompletionResultType]::ParameterName, 'How long a cold server may take to start and finish its initial analysis [default: 60s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]')
+            [CompletionResult]::new('--cross-file-timeout', '--cross-file-timeout', [CompletionResultType]::ParameterName, 'Cross-file wait, after the primary wait, for other files'' diagnostics; it ends when the servers say they are done [default: 60s]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a new diagnostic at or above this severity exists [default: error]')
+            [CompletionResult]::new('--severity', '--severity', [CompletionResultType]::ParameterName, 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]')
+            [CompletionResult]::new('--max-entries', '--max-entries', [CompletionResultType]::ParameterName, 'Cap per block; the rest is counted in a `... and N more` line [default: 20]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if lspgate had been started in DIR')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The workspace: every written path must lie inside it [default: git top level, else DIR]')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Report every diagnostic of the touched and dependent files, not only new ones')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Never touch the disk: the servers see the new text in memory only')
             [CompletionResult]::new('--reject', '--reject', [CompletionResultType]::ParameterName, 'Apply the edit only if it introduces no diagnostic at --fail-on')
@@ -287,6 +310,7 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace --old by --new in PATH and report')
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Apply a unified diff (git or plain, several files) and report')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Report on files without editing them')
+            [CompletionResult]::new('baseline', 'baseline', [CompletionResultType]::ParameterValue, 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'List the known servers, which are installed, and the files they cover')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List past runs of this workspace, show one, or gate on the last')
             [CompletionResult]::new('daemon', 'daemon', [CompletionResultType]::ParameterValue, 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running')
@@ -307,6 +331,9 @@ Register-ArgumentCompleter -Native -CommandName 'lspgate' -ScriptBlock {
             break
         }
         'lspgate;help;check' {
+            break
+        }
+        'lspgate;help;baseline' {
             break
         }
         'lspgate;help;servers' {

@@ -16,6 +16,9 @@ _lspgate() {
             ",$1")
                 cmd="lspgate"
                 ;;
+            lspgate,baseline)
+                cmd="lspgate__subcmd__baseline"
+                ;;
             lspgate,check)
                 cmd="lspgate__subcmd__check"
                 ;;
@@ -82,6 +85,9 @@ _lspgate() {
             lspgate__subcmd__daemon__subcmd__help,stop)
                 cmd="lspgate__subcmd__daemon__subcmd__help__subcmd__stop"
                 ;;
+            lspgate__subcmd__help,baseline)
+                cmd="lspgate__subcmd__help__subcmd__baseline"
+                ;;
             lspgate__subcmd__help,check)
                 cmd="lspgate__subcmd__help__subcmd__check"
                 ;;
@@ -137,12 +143,66 @@ _lspgate() {
 
     case "${cmd}" in
         lspgate)
-            opts="-C -h -V --root --trust-project --help --version write edit patch check servers history daemon diagnostics logs messages mcp help"
+            opts="-C -h -V --root --trust-project --help --version write edit patch check baseline servers history daemon diagnostics logs messages mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__baseline)
+            opts="-q -C -h --format --startup-timeout --timeout --cross-file-timeout --all --fail-on --severity --dry-run --reject --no-daemon --max-entries --quiet --color --root --trust-project --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --startup-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cross-file-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning info hint" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -503,8 +563,22 @@ _lspgate() {
             return 0
             ;;
         lspgate__subcmd__help)
-            opts="write edit patch check servers history daemon diagnostics logs messages mcp help"
+            opts="write edit patch check baseline servers history daemon diagnostics logs messages mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        lspgate__subcmd__help__subcmd__baseline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand edit 'Replace --old by --new in PATH and report'
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
+            cand baseline 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon'
             cand servers 'List the known servers, which are installed, and the files they cover'
             cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
@@ -122,6 +123,27 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
             cand --staged 'Check the staged content of the git index (not the working tree), counting as new only what it changes from HEAD'
             cand --changed 'Check what changed on disk since lspgate last looked (the last `check --changed` or written edit here; the first time, the git index), counting as new only what that change introduced, in the changed files and the files it broke. For harnesses that write files themselves: run it after each write'
+            cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
+            cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
+            cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
+            cand --no-daemon 'Run the servers inside this process and stop them at exit'
+            cand -q 'Show no progress line on stderr while waiting'
+            cand --quiet 'Show no progress line on stderr while waiting'
+            cand --trust-project 'Run server commands that the project''s .lspgate.toml introduces or changes'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'lspgate;baseline'= {
+            cand --format 'Output form [default: text]'
+            cand --startup-timeout 'How long a cold server may take to start and finish its initial analysis [default: 60s]'
+            cand --timeout 'Primary wait, for the edited files'' fresh diagnostics [default: 5s]'
+            cand --cross-file-timeout 'Cross-file wait, after the primary wait, for other files'' diagnostics; it ends when the servers say they are done [default: 60s]'
+            cand --fail-on 'Exit 1 when a new diagnostic at or above this severity exists [default: error]'
+            cand --severity 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]'
+            cand --max-entries 'Cap per block; the rest is counted in a `... and N more` line [default: 20]'
+            cand --color 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]'
+            cand -C 'Run as if lspgate had been started in DIR'
+            cand --root 'The workspace: every written path must lie inside it [default: git top level, else DIR]'
             cand --all 'Report every diagnostic of the touched and dependent files, not only new ones'
             cand --dry-run 'Never touch the disk: the servers see the new text in memory only'
             cand --reject 'Apply the edit only if it introduces no diagnostic at --fail-on'
@@ -262,6 +284,7 @@ set edit:completion:arg-completer[lspgate] = {|@words|
             cand edit 'Replace --old by --new in PATH and report'
             cand patch 'Apply a unified diff (git or plain, several files) and report'
             cand check 'Report on files without editing them'
+            cand baseline 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon'
             cand servers 'List the known servers, which are installed, and the files they cover'
             cand history 'List past runs of this workspace, show one, or gate on the last'
             cand daemon 'Start, stop or inspect the warm daemon that keeps this workspace''s servers running'
@@ -278,6 +301,8 @@ set edit:completion:arg-completer[lspgate] = {|@words|
         &'lspgate;help;patch'= {
         }
         &'lspgate;help;check'= {
+        }
+        &'lspgate;help;baseline'= {
         }
         &'lspgate;help;servers'= {
         }

@@ -33,6 +33,7 @@ complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "write" -d 'Write PA
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "edit" -d 'Replace --old by --new in PATH and report'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "baseline" -d 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
 complete -c lspgate -n "__fish_lspgate_needs_command" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
@@ -150,6 +151,31 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l no-daemon -d '
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s q -l quiet -d 'Show no progress line on stderr while waiting'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand check" -s h -l help -d 'Print help'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l format -d 'Output form [default: text]' -r -f -a "text\t''
+json\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l startup-timeout -d 'How long a cold server may take to start and finish its initial analysis [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l timeout -d 'Primary wait, for the edited files\' fresh diagnostics [default: 5s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l cross-file-timeout -d 'Cross-file wait, after the primary wait, for other files\' diagnostics; it ends when the servers say they are done [default: 60s]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l fail-on -d 'Exit 1 when a new diagnostic at or above this severity exists [default: error]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l severity -d 'List diagnostics at or above this severity, and always those at --fail-on (`warning` hides infos and hints) [default: hint]' -r -f -a "error\t''
+warning\t''
+info\t''
+hint\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l max-entries -d 'Cap per block; the rest is counted in a `... and N more` line [default: 20]' -r
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l color -d 'Colour: auto (only on a terminal, honouring NO_COLOR), always or never [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -s C -d 'Run as if lspgate had been started in DIR' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l root -d 'The workspace: every written path must lie inside it [default: git top level, else DIR]' -r -F
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l all -d 'Report every diagnostic of the touched and dependent files, not only new ones'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l dry-run -d 'Never touch the disk: the servers see the new text in memory only'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l reject -d 'Apply the edit only if it introduces no diagnostic at --fail-on'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l no-daemon -d 'Run the servers inside this process and stop them at exit'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -s q -l quiet -d 'Show no progress line on stderr while waiting'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
+complete -c lspgate -n "__fish_lspgate_using_subcommand baseline" -s h -l help -d 'Print help'
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -l format -d 'Output form' -r -f -a "text\t''
 json\t''"
 complete -c lspgate -n "__fish_lspgate_using_subcommand servers" -s C -d 'Run as if lspgate had been started in DIR' -r -F
@@ -246,18 +272,19 @@ complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l no-daemon -d 'Ru
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -s q -l quiet -d 'Show no progress line on stderr while waiting'
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -l trust-project -d 'Run server commands that the project\'s .lspgate.toml introduces or changes'
 complete -c lspgate -n "__fish_lspgate_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "check" -d 'Report on files without editing them'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "mcp" -d 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
-complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check servers history daemon diagnostics logs messages mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "write" -d 'Write PATH (new content from --content, else stdin) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "edit" -d 'Replace --old by --new in PATH and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "patch" -d 'Apply a unified diff (git or plain, several files) and report'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "check" -d 'Report on files without editing them'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "baseline" -d 'Store the diagnostics of the tree as it is, for later cold runs: a run whose before tree has a stored baseline has its servers analyse the project once, after the edit (a CI cache keyed on the base commit holds one). For the servers that analyse their whole workspace (pyright, basedpyright); always without a daemon'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "servers" -d 'List the known servers, which are installed, and the files they cover'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "history" -d 'List past runs of this workspace, show one, or gate on the last'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "daemon" -d 'Start, stop or inspect the warm daemon that keeps this workspace\'s servers running'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "diagnostics" -d 'Print the diagnostics the warm servers hold now, for every file or for PATH'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "logs" -d 'Print the servers\' recent log messages (window/logMessage; the daemon keeps the last 100 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "messages" -d 'Print the messages the servers showed the user (window/showMessage; the daemon keeps the last 50 of each server)'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "mcp" -d 'Serve the commands as the tools of an MCP (Model Context Protocol) server on stdio'
+complete -c lspgate -n "__fish_lspgate_using_subcommand help; and not __fish_seen_subcommand_from write edit patch check baseline servers history daemon diagnostics logs messages mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "start" -d 'Start the daemon unless it is running'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "stop" -d 'Stop the daemon and its servers'
 complete -c lspgate -n "__fish_lspgate_using_subcommand help; and __fish_seen_subcommand_from daemon" -f -a "status" -d 'Show the daemon\'s pid, uptime, memory and servers; exit 1 when none is running'

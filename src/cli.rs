@@ -120,6 +120,15 @@ pub enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Store the diagnostics of the tree as it is, for later cold runs: a run whose
+    /// before tree has a stored baseline has its servers analyse the project once,
+    /// after the edit (a CI cache keyed on the base commit holds one). For the servers
+    /// that analyse their whole workspace (pyright, basedpyright); always without a
+    /// daemon.
+    Baseline {
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// List the known servers, which are installed, and the files they cover.
     Servers {
         /// Explain which server would handle this file, and why.
@@ -221,6 +230,7 @@ impl Command {
             Command::Edit { .. } => "edit",
             Command::Patch { .. } => "patch",
             Command::Check { .. } => "check",
+            Command::Baseline { .. } => "baseline",
             Command::Servers { .. } => "servers",
             Command::History { .. } => "history",
             Command::Daemon { .. } => "daemon",

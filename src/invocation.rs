@@ -127,6 +127,7 @@ fn action(command: Command, run_dir: &Path) -> Result<Action> {
             };
             report(request, args)
         }
+        Command::Baseline { report: args } => report(Reporting::Baseline, args),
         Command::Check {
             paths,
             staged,

@@ -21,6 +21,7 @@ mod changed;
 mod configuration;
 mod monorepo;
 mod servers;
+mod stored;
 
 /// Cold-start friendly waits; correctness must not depend on speed.
 const WAITS: [&str; 7] = [

@@ -50,6 +50,29 @@ impl Stored {
     }
 }
 
+/// `baseline`: one file of each enabled server that analyses its whole workspace (its
+/// after view is every file's), to check and so start it. None is bad input.
+pub fn probes(
+    workspace: &Path,
+    servers: &[crate::servers::ServerSpec],
+) -> Result<Vec<PathBuf>, crate::edit::EditError> {
+    let mut files: Vec<PathBuf> = servers
+        .iter()
+        .filter(|s| !s.disabled && s.wait.workspace_analysis)
+        .filter_map(|s| crate::dependents::any_file(workspace, &s.extensions))
+        .collect();
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        return Err(crate::edit::EditError::Other(format!(
+            "baseline: no file here that a server analysing its whole workspace checks \
+             (pyright, basedpyright) in {}; nothing to store",
+            workspace.display()
+        )));
+    }
+    Ok(files)
+}
+
 /// A stored baseline as a file.
 #[derive(Serialize, Deserialize)]
 struct OnDisk {

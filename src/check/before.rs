@@ -75,7 +75,9 @@ pub(super) fn find_dependents(
         // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
         let listed_only = g.spec.wait.finds_dependents(written);
-        if g.server.is_none()
+        // A server started once the edit is written (its before view stored) has
+        // none yet, and lists what it says of the files scanned all the same.
+        if (g.server.is_none() && !g.uses_stored_baseline())
             || (listed_only && !list_all)
             || !g.dependents.is_empty()
             || g.spec.coverage.dependents != crate::servers::Dependents::Scan

@@ -95,6 +95,7 @@ pub(super) fn compare(
         // workspace publishes meanwhile (its start-up analysis) is not about them.
         if has_change && g.uses_stored_baseline() {
             dependents.extend(differing(pool, s, &g.dependents, before));
+            dependents.extend(g.listed.iter().cloned());
         } else if has_change {
             dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
             dependents.extend(g.listed.iter().cloned());

@@ -151,7 +151,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let timed_out = verdict.timed_out;
     let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
     if !incomplete {
-        stored::keep(pool, ctx, &groups, &tracked, &mut notes);
+        stored::keep(pool, ctx, &groups, &tracked, kind.has_change, &mut notes);
     }
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 

@@ -124,6 +124,7 @@ pub(super) fn keep(
     ctx: &Context,
     groups: &[Group],
     tracked: &[Tracked],
+    has_change: bool,
     notes: &mut Vec<String>,
 ) {
     let Some(baselines) = Baselines::of(&ctx.workspace) else {
@@ -149,11 +150,21 @@ pub(super) fn keep(
                 stored.files.insert(rel.to_owned(), diagnostics);
             }
         }
-        if let Err(e) = baselines.store(&g.spec.name, &tree.key(&g.spec), stored) {
-            notes.push(format!(
+        let files = stored.files.len();
+        match baselines.store(&g.spec.name, &tree.key(&g.spec), stored) {
+            // Said for a check of files as they are (`baseline` is one).
+            Ok(_) if !has_change => notes.push(format!(
+                "stored a baseline of {} for {} ({files} file{} with diagnostics) for later \
+                 cold runs",
+                g.spec.name,
+                paths::display(&g.root, &ctx.run_dir),
+                if files == 1 { "" } else { "s" }
+            )),
+            Ok(_) => {}
+            Err(e) => notes.push(format!(
                 "the baseline of {} could not be stored for later runs: {e}",
                 g.spec.name
-            ));
+            )),
         }
     }
 }

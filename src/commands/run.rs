@@ -58,7 +58,9 @@ pub fn reporting_run(
     for note in &loaded.notes {
         print_error(note);
     }
-    let options = config::resolve_options(setting.args, &loaded.options)?;
+    let mut options = config::resolve_options(setting.args, &loaded.options)?;
+    // A stored baseline is made by a server started for the run alone.
+    options.no_daemon |= matches!(request, Reporting::Baseline);
     // What the gate may learn of the tree from this run: not the index's content.
     let seen = match request {
         Reporting::Check { staged: true, .. } => history::Seen::Index,
@@ -343,13 +345,14 @@ fn plan(
         let plan = std::mem::take(&mut changes.plan);
         return Ok((check::Job::Review(plan), Some(changes)));
     }
-    Ok((plan_edit(request, workspace, run_dir)?, None))
+    Ok((plan_edit(request, workspace, run_dir, servers)?, None))
 }
 
 fn plan_edit(
     request: Reporting,
     workspace: &Path,
     run_dir: &Path,
+    servers: &[crate::servers::ServerSpec],
 ) -> Result<check::Job, edit::EditError> {
     Ok(match request {
         Reporting::Write { path, content } => {
@@ -386,6 +389,7 @@ fn plan_edit(
         Reporting::Check {
             patch: Some(bytes), ..
         } => check::Job::Review(edit::plan_patch_reverse(workspace, run_dir, &bytes, 1)?),
+        Reporting::Baseline => check::Job::Check(crate::baseline::probes(workspace, servers)?),
         Reporting::Check { paths, .. } => check::Job::Check(
             paths
                 .iter()

@@ -31,4 +31,7 @@ pub enum Reporting {
         changed: bool,
         patch: Option<Vec<u8>>,
     },
+    /// `baseline`: a check of one file of each server that analyses its whole
+    /// workspace, in this process, whose after view is stored (`check::stored`).
+    Baseline,
 }

@@ -1,0 +1,167 @@
+//! Stored baselines (docs/SPEC.md section 6): a cold run whose before tree has one
+//! takes its before view from it and has pyright analyse the project once, after the
+//! edit; it is never used for another tree, and a file that cannot be used is named in
+//! a note, the run right all the same.
+
+use super::*;
+
+/// A pyright workspace with its own cache directory (where stored baselines go).
+fn python() -> (Test, std::path::PathBuf) {
+    let test = workspace(&PYRIGHT, &[]);
+    let cache = test.private_dir("cache");
+    (test.env("LSPGATE_CACHE_DIR", &cache), cache)
+}
+
+/// Where pyright's before view came from in a JSON report.
+fn before_of(out: &Output) -> String {
+    let report = out.json();
+    let pyright = report["servers"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == "pyright"))
+        .unwrap_or_else(|| panic!("no pyright in servers\n{out}"));
+    pyright["before"].as_str().unwrap_or_default().to_string()
+}
+
+fn json_edit(edit: &Edit, reverse: bool) -> Vec<String> {
+    edit_args(edit, reverse, &["--format", "json"])
+}
+
+/// The breaking edit's report is the one a run without a stored baseline gives.
+fn assert_breaking_report(out: &Output) {
+    out.assert_code(1);
+    let report = out.json();
+    let (b, b_line) = PYRIGHT.b_call;
+    for (path, line) in [(b, b_line), (PYRIGHT.c, PYRIGHT.c_call)] {
+        assert!(
+            json_diagnostics_at(&report, path, line)
+                .iter()
+                .any(|d| d["severity"] == "Error" && d["new"] == true),
+            "no new error at {path}:{line}\n{out}"
+        );
+    }
+    assert!(
+        json_diagnostics_at(&report, PYRIGHT.c, PYRIGHT.c_error_line)
+            .iter()
+            .all(|d| d["new"] == false),
+        "c's own error is marked new\n{out}"
+    );
+}
+
+#[test]
+fn pyright_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let (test, _) = python();
+    let first = test.args(["check", "a.py"]).args(WAITS).run();
+    first.assert_code(0);
+
+    let broken = first.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+    assert_eq!(before_of(&broken), "stored", "{broken}");
+    assert_breaking_report(&broken);
+
+    let mended = broken.again().args(json_edit(&PYRIGHT.breaking, true)).run();
+    assert_eq!(before_of(&mended), "stored", "{mended}");
+    mended.assert_code(0);
+    assert!(
+        mended.json()["summary"]["fixed"].as_u64() >= Some(2),
+        "the two broken calls are fixed\n{mended}"
+    );
+}
+
+#[test]
+fn a_stored_baseline_is_not_used_for_a_tree_one_byte_or_a_setting_away() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let (test, _) = python();
+    let first = test.args(["check", "a.py"]).args(WAITS).run();
+    first.assert_code(0);
+    let b = first.workspace().join("b.py");
+    let text = fs::read_to_string(&b).expect("read b.py");
+    fs::write(&b, format!("{text} ")).expect("one byte more in b.py");
+    let other_file = first.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+    assert_eq!(before_of(&other_file), "server", "{other_file}");
+    assert_breaking_report(&other_file);
+
+    // The tree after that run is stored; a configuration file changed since.
+    let config = other_file.workspace().join("pyrightconfig.json");
+    fs::write(&config, "{\"reportMissingImports\": \"error\"}\n").expect("write config");
+    let configured = other_file
+        .again()
+        .args(json_edit(&PYRIGHT.breaking, true))
+        .run();
+    assert_eq!(before_of(&configured), "server", "{configured}");
+    configured.assert_code(0);
+}
+
+#[test]
+fn a_stored_baseline_cut_short_or_changed_is_named_and_not_used() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let (test, cache) = python();
+    let first = test.args(["check", "a.py"]).args(WAITS).run();
+    first.assert_code(0);
+    let mut files = Vec::new();
+    collect(&cache, &cache, &mut files);
+    assert_eq!(files.len(), 1, "one baseline stored: {files:?}");
+    let stored = cache.join(&files[0].0);
+    let text = files[0].1.clone();
+    let mut last = first;
+    assert!(text.contains("\"message\":\""), "{text}");
+    let changed = text.replacen("\"message\":\"", "\"message\":\"x", 1);
+    for spoiled in [text[..text.len() / 2].to_string(), changed] {
+        fs::write(&stored, spoiled).expect("spoil the stored baseline");
+        let out = last.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+        assert_eq!(before_of(&out), "server", "{out}");
+        let notes = out.json()["notes"].clone();
+        assert!(
+            notes.as_array().is_some_and(|n| n.iter().any(|n| n
+                .as_str()
+                .is_some_and(|n| n.contains("stored baseline") && n.contains("not used")))),
+            "a note names the baseline not used\n{out}"
+        );
+        assert_breaking_report(&out);
+        // Back to the tree of the spoiled baseline, for the next spoiling.
+        let a = out.workspace().join("a.py");
+        let back = fs::read_to_string(&a)
+            .expect("read a.py")
+            .replace(PYRIGHT.breaking.new, PYRIGHT.breaking.old);
+        fs::write(&a, back).expect("put a.py back");
+        last = out;
+    }
+}
+
+#[test]
+fn a_module_deleted_with_a_stored_baseline_breaks_its_importers() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let (test, _) = python();
+    let first = test.args(["check", "b.py"]).args(WAITS).run();
+    first.assert_code(0);
+    let a = fs::read_to_string(first.workspace().join("a.py")).expect("read a.py");
+    let mut patch = String::from("--- a/a.py\n+++ /dev/null\n");
+    patch.push_str(&format!("@@ -1,{} +0,0 @@\n", a.lines().count()));
+    for line in a.lines() {
+        patch.push_str(&format!("-{line}\n"));
+    }
+    let out = first
+        .again()
+        .args(["patch", "-", "--format", "json"])
+        .args(WAITS)
+        .stdin(patch)
+        .run();
+    assert_eq!(before_of(&out), "stored", "{out}");
+    out.assert_code(1);
+    let report = out.json();
+    for path in ["b.py", PYRIGHT.c] {
+        assert!(
+            json_diagnostics_at(&report, path, 1)
+                .iter()
+                .any(|d| d["new"] == true),
+            "no new error at the import of {path}\n{out}"
+        );
+    }
+}
