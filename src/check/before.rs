@@ -300,7 +300,7 @@ fn show_befores(
 /// it (only new files): one file of its root, opened, is the positive sign that its
 /// start-up analysis has begun (pyright publishes open files first, in the same
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
-fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
+pub(super) fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
     let path = dependents::any_file(&g.root, &g.spec.extensions)?;
     let text = crate::regular::read_to_string(&path).ok()?;
     Some(sync(pool, s, &path, &text))

@@ -139,6 +139,12 @@ pub(super) fn notify(
                 }
             }
         }
+        // A server started after the edit with no file of it to open (it only deleted
+        // files) is shown one of its root, as a cold one is for a before view: the
+        // positive sign that its start-up analysis has begun.
+        if g.uses_stored_baseline() && !targets.primary.iter().any(|t| t.server == s) {
+            targets.primary.extend(super::before::probe(pool, s, g));
+        }
     }
     targets
 }
