@@ -56,7 +56,7 @@ const REPORT: [&str; 13] = [
 ];
 
 /// Each subcommand with its own options and positional arguments (as help prints them).
-const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
+const COMMANDS: [(&str, &[&str], &[&str]); 12] = [
     ("write", &["--content"], &["<PATH>"]),
     ("edit", &["--old", "--new", "--replace-all"], &["<PATH>"]),
     ("patch", &["-p", "--reverse"], &["[PATCH]"]),
@@ -65,6 +65,7 @@ const COMMANDS: [(&str, &[&str], &[&str]); 11] = [
         &["--staged", "--changed", "--patch"],
         &["[PATHS]..."],
     ),
+    ("baseline", &[], &[]),
     ("servers", &["--format"], &["[FILE]"]),
     ("history", &["--last", "--limit", "--format"], &["[RUN]"]),
     ("daemon", &[], &["<COMMAND>"]),

@@ -65,12 +65,28 @@ pub fn probes(
     files.dedup();
     if files.is_empty() {
         return Err(crate::edit::EditError::Other(format!(
-            "baseline: no file here that a server analysing its whole workspace checks \
-             (pyright, basedpyright) in {}; nothing to store",
+            "baseline: no file in {} that a server analysing its whole workspace checks; \
+             nothing to store",
             workspace.display()
         )));
     }
     Ok(files)
+}
+
+/// A server's part in stored baselines in one run: the tree it sees before the edit,
+/// and the stored before view of that tree when there is one (the server is then
+/// started once the edit is written).
+#[derive(Debug, Clone)]
+pub struct ForRun {
+    pub tree: Tree,
+    pub found: Option<Stored>,
+}
+
+impl ForRun {
+    /// Whether the before view comes from a stored baseline.
+    pub fn used(&self) -> bool {
+        self.found.is_some()
+    }
 }
 
 /// A stored baseline as a file.
@@ -171,7 +187,13 @@ fn unusable(path: PathBuf, why: String) -> Lookup {
 fn file_prefix(server: &str) -> String {
     let name: String = server
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{name}-")
 }

@@ -24,7 +24,10 @@ fn error(message: &str) -> Diagnostic {
 
 fn stored() -> Stored {
     let mut files = std::collections::BTreeMap::new();
-    files.insert("pkg/b.py".to_string(), vec![error("Expected 1 positional argument")]);
+    files.insert(
+        "pkg/b.py".to_string(),
+        vec![error("Expected 1 positional argument")],
+    );
     Stored { files }
 }
 
@@ -50,7 +53,10 @@ fn a_stored_baseline_is_found_by_its_key_and_server() {
         other => panic!("expected found, got {other:?}"),
     }
     assert!(matches!(baselines.lookup("pyright", "k2"), Lookup::Absent));
-    assert!(matches!(baselines.lookup("basedpyright", "k1"), Lookup::Absent));
+    assert!(matches!(
+        baselines.lookup("basedpyright", "k1"),
+        Lookup::Absent
+    ));
     let root = Path::new("/ws");
     let found = stored();
     assert_eq!(found.of(root, &root.join("pkg/b.py")).len(), 1);
@@ -65,7 +71,10 @@ fn a_cut_short_changed_or_moved_baseline_is_unusable() {
     let whole = fs::read(&path).expect("read");
 
     fs::write(&path, &whole[..whole.len() / 2]).expect("cut");
-    assert!(matches!(baselines.lookup("pyright", "k1"), Lookup::Unusable { .. }));
+    assert!(matches!(
+        baselines.lookup("pyright", "k1"),
+        Lookup::Unusable { .. }
+    ));
 
     let changed = String::from_utf8(whole.clone())
         .expect("utf-8")
@@ -78,8 +87,14 @@ fn a_cut_short_changed_or_moved_baseline_is_unusable() {
 
     fs::write(&path, &whole).expect("restore");
     fs::copy(&path, path.with_file_name("pyright-k2.json")).expect("copy");
-    assert!(matches!(baselines.lookup("pyright", "k2"), Lookup::Unusable { .. }));
-    assert!(matches!(baselines.lookup("pyright", "k1"), Lookup::Found(_)));
+    assert!(matches!(
+        baselines.lookup("pyright", "k2"),
+        Lookup::Unusable { .. }
+    ));
+    assert!(matches!(
+        baselines.lookup("pyright", "k1"),
+        Lookup::Found(_)
+    ));
 }
 
 #[test]
@@ -97,7 +112,9 @@ fn only_the_most_recent_baselines_of_a_server_are_kept() {
             .expect("open");
         f.set_modified(t).expect("set time");
     }
-    baselines.store("other", "k", Stored::default()).expect("store");
+    baselines
+        .store("other", "k", Stored::default())
+        .expect("store");
     let count = |prefix: &str| {
         fs::read_dir(dir.path())
             .expect("list")

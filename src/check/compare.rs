@@ -153,7 +153,10 @@ fn classify(
 /// diagnostics differ from that view, one it has nothing to say of now included.
 fn differing(pool: &Pool, s: ServerId, asked: &[PathBuf], before: &Before) -> Vec<PathBuf> {
     let server = pool.server(s);
-    let said = server.diagnostics().files().map(std::path::Path::to_path_buf);
+    let said = server
+        .diagnostics()
+        .files()
+        .map(std::path::Path::to_path_buf);
     let stored = before
         .held
         .keys()

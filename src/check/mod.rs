@@ -97,9 +97,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         unchecked_files,
     } = resolved;
     stored::look_up(ctx, &mut groups, &tracked, kind, &mut notes);
-    // A server whose before view is stored starts once the edit is written.
-    let now = groups.iter_mut().filter(|g| !g.uses_stored_baseline());
-    servers::connect(pool, now, &mut notes);
+    stored::connect_before_edit(pool, &mut groups, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
@@ -148,11 +146,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     );
     notes.extend(verdict.notes);
     let incomplete = verdict.incomplete || unchecked_files;
-    let timed_out = verdict.timed_out;
     let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
-    if !incomplete {
-        stored::keep(pool, ctx, &groups, &tracked, kind.has_change, &mut notes);
-    }
+    stored::keep(pool, ctx, (&groups, &tracked), kind, incomplete, &mut notes);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
@@ -182,7 +177,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         notes,
         skipped,
         cross_file_secs: waits.cross_secs,
-        timed_out,
+        timed_out: verdict.timed_out,
         exit_code,
     })
 }

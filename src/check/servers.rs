@@ -52,7 +52,7 @@ pub(super) struct Group {
     monorepo: Option<workspace::Monorepo>,
     /// Its before tree and stored before view, for a server that may use or leave a
     /// stored baseline (see `stored`).
-    pub baseline: Option<super::stored::GroupBaseline>,
+    pub baseline: Option<crate::baseline::ForRun>,
 }
 
 impl Group {
@@ -96,7 +96,9 @@ impl Group {
     /// Whether its before view comes from a stored baseline: its server is started
     /// only once the edit is written, and sees only the tree after it.
     pub(super) fn uses_stored_baseline(&self) -> bool {
-        self.baseline.as_ref().is_some_and(|b| b.used())
+        self.baseline
+            .as_ref()
+            .is_some_and(crate::baseline::ForRun::used)
     }
 
     /// The monorepo this group's server checks from its root, if it does.

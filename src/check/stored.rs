@@ -4,7 +4,7 @@
 //! the project once; a complete run stores the after view of each server that
 //! analyses its whole workspace, the before view of the next run on that tree.
 
-use crate::baseline::{Baselines, Lookup, Stored, Tree};
+use crate::baseline::{Baselines, ForRun, Lookup, Stored, Tree};
 use crate::lsp::Pool;
 use crate::paths;
 
@@ -12,22 +12,6 @@ use super::before::Before;
 use super::files::Tracked;
 use super::servers::{self, Group};
 use super::{Context, Kind};
-
-/// A group's part in stored baselines.
-pub(super) struct GroupBaseline {
-    /// The tree its server sees before the edit.
-    tree: Tree,
-    /// The stored before view of that tree, when there is one: the server is then
-    /// started after the edit is written.
-    found: Option<Stored>,
-}
-
-impl GroupBaseline {
-    /// Whether the group's before view comes from a stored baseline.
-    pub fn used(&self) -> bool {
-        self.found.is_some()
-    }
-}
 
 /// Whether group `g`'s server may take or leave a stored baseline in this run: one
 /// started for it alone, analysing its whole workspace (its after view is then every
@@ -77,8 +61,15 @@ pub(super) fn look_up(
         } else {
             None
         };
-        g.baseline = Some(GroupBaseline { tree, found });
+        g.baseline = Some(ForRun { tree, found });
     }
+}
+
+/// Connect the servers of every group but those whose before view is stored: they
+/// start once the edit is written ([`start_after_edit`]).
+pub(super) fn connect_before_edit(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {
+    let now = groups.iter_mut().filter(|g| !g.uses_stored_baseline());
+    servers::connect(pool, now, notes);
 }
 
 /// Once the edit is on disk: start the server of each group whose before view is
@@ -116,18 +107,19 @@ pub(super) fn start_after_edit(
     }
 }
 
-/// After a complete run: store what each eligible group's server now says of every
-/// file of its tree, as the baseline of the tree after the edit. A baseline that
-/// cannot be stored is a note; the run's verdict stands.
+/// After a complete run (not `incomplete`): store what each eligible group's server
+/// now says of every file of its tree, as the baseline of the tree after the edit. A
+/// baseline that cannot be stored is a note; the run's verdict stands.
 pub(super) fn keep(
     pool: &Pool,
     ctx: &Context,
-    groups: &[Group],
-    tracked: &[Tracked],
-    has_change: bool,
+    (groups, tracked): (&[Group], &[Tracked]),
+    kind: Kind,
+    incomplete: bool,
     notes: &mut Vec<String>,
 ) {
-    let Some(baselines) = Baselines::of(&ctx.workspace) else {
+    let has_change = kind.has_change;
+    let Some(baselines) = Baselines::of(&ctx.workspace).filter(|_| !incomplete) else {
         return;
     };
     for g in groups {

@@ -11,10 +11,9 @@ pub mod request;
 
 pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};
 pub use report::{
-    BeforeView,
-    Applied, Counts, FileReport, Identity, Level, Related, Report, Reported, Role, ServerReport,
-    ServerStatus, effective_severity, exit_code, keep_severity, listed, plural, same_problem,
-    summary_line, tag_from_name, tag_name,
+    Applied, BeforeView, Counts, FileReport, Identity, Level, Related, Report, Reported, Role,
+    ServerReport, ServerStatus, effective_severity, exit_code, keep_severity, listed, plural,
+    same_problem, summary_line, tag_from_name, tag_name,
 };
 pub use request::Reporting;
 

@@ -56,11 +56,17 @@ fn pyright_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits()
     let first = test.args(["check", "a.py"]).args(WAITS).run();
     first.assert_code(0);
 
-    let broken = first.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+    let broken = first
+        .again()
+        .args(json_edit(&PYRIGHT.breaking, false))
+        .run();
     assert_eq!(before_of(&broken), "stored", "{broken}");
     assert_breaking_report(&broken);
 
-    let mended = broken.again().args(json_edit(&PYRIGHT.breaking, true)).run();
+    let mended = broken
+        .again()
+        .args(json_edit(&PYRIGHT.breaking, true))
+        .run();
     assert_eq!(before_of(&mended), "stored", "{mended}");
     mended.assert_code(0);
     assert!(
@@ -80,7 +86,10 @@ fn a_stored_baseline_is_not_used_for_a_tree_one_byte_or_a_setting_away() {
     let b = first.workspace().join("b.py");
     let text = fs::read_to_string(&b).expect("read b.py");
     fs::write(&b, format!("{text} ")).expect("one byte more in b.py");
-    let other_file = first.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+    let other_file = first
+        .again()
+        .args(json_edit(&PYRIGHT.breaking, false))
+        .run();
     assert_eq!(before_of(&other_file), "server", "{other_file}");
     assert_breaking_report(&other_file);
 
