@@ -5,6 +5,7 @@
 use crate::edit::{self, EditError, EditPlan};
 use crate::exit;
 use crate::lsp::Pool;
+use crate::model::Note;
 
 use super::files::Tracked;
 use super::servers::Group;
@@ -27,11 +28,13 @@ pub(super) fn reject_or_write(
     tracked: &[Tracked],
     plan: &EditPlan,
     exit_code: i32,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Result<Ending, EditError> {
     if exit_code != exit::OK {
         if exit_code == exit::INCOMPLETE {
-            notes.push("--reject: the check is incomplete, so the edit was not written".into());
+            notes.push(Note::Info(
+                "--reject: the check is incomplete, so the edit was not written".into(),
+            ));
         }
         return Ok(Ending {
             written: false,

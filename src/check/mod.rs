@@ -93,9 +93,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         mut groups,
         skipped,
         mut notes,
-        unchecked_files,
     } = resolved;
-    servers::connect(pool, &mut groups, &mut notes);
+    servers::connect(pool, &mut groups, &tracked, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
@@ -120,7 +119,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let edit = notify::Edit::now(pool, write_now, kind.has_change);
     configuration::restart(pool, ctx, &mut groups, &tracked, &mut notes);
     let mut targets = notify::notify(pool, &groups, &tracked, &before, edit);
-    let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
+    let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &tracked, &mut notes);
     let mut compared = compare::compare(
         pool,
         &groups,
@@ -142,8 +141,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         kind,
     );
     notes.extend(verdict.notes);
-    let incomplete = verdict.incomplete || unchecked_files;
-    let timed_out = verdict.timed_out;
+    let server_reports: Vec<ServerReport> =
+        groups.iter().map(|g| server_report(g, &tracked)).collect();
+    let incomplete = crate::model::incomplete_reasons(&notes, &server_reports)
+        .next()
+        .is_some();
     let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
@@ -170,11 +172,11 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         cross_files_checked: dependents_checked(&compared.files),
         files: compared.files,
         fixed: compared.fixed,
-        servers: groups.iter().map(|g| server_report(g, &tracked)).collect(),
+        servers: server_reports,
         notes,
         skipped,
         cross_file_secs: waits.cross_secs,
-        timed_out,
+        timed_out: verdict.timed_out,
         exit_code,
     })
 }
@@ -206,7 +208,7 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
         status: g.status,
         primary_ms: g.primary_ms,
         cross_file_ms: g.cross_file_ms,
-        detail: g.detail.clone(),
+        reasons: g.reasons.clone(),
         root: g.root.clone(),
         packages: packages_checked(g, tracked),
     }
@@ -229,26 +231,7 @@ fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<Strin
     m.names_of(files.chain(g.dependents.iter().map(PathBuf::as_path)))
 }
 
-/// Up to three paths, and how many more.
-fn summarize(paths: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut s = paths
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if paths.len() > SHOWN {
-        s.push_str(&format!(" and {} more", paths.len() - SHOWN));
-    }
-    s
-}
-
+/// `5s`, or `1500ms`.
 fn fmt_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
+    crate::model::incomplete::fmt_millis(d.as_millis() as u64)
 }

@@ -115,7 +115,7 @@ pub fn reporting_run(
     };
     let settled = changes
         .as_ref()
-        .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
+        .is_none_or(|c| settled_change(c, workspace, &options, &mut report));
     // A run incomplete only for what it could never know still moves the baseline.
     let known_gap = changes.as_ref().is_some_and(|c| {
         let disk = note_disk_checkers(&loaded_servers, &options, &mut report);
@@ -233,28 +233,22 @@ fn run_in_process(
 fn settled_change(
     changes: &changed::Changes,
     workspace: &Path,
-    run_dir: &Path,
     options: &model::Options,
     report: &mut model::Report,
 ) -> bool {
     report.notes.extend(changes.note());
     if changes.since == changed::Since::Nothing {
-        // Nothing to measure from: never a clean result.
-        report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+        // Nothing to measure from (`RunReason::NoBaseline`): never a clean result.
+        report.decide_exit(options.fail_on);
     }
     let moved = changes.moved_since(workspace);
     if moved.is_empty() {
         return true;
     }
-    let shown: Vec<String> = moved
-        .iter()
-        .map(|p| crate::paths::display(p, run_dir))
-        .collect();
-    report.notes.push(format!(
-        "check --changed: written again while it was checked, so not checked as it is now: {}",
-        shown.join(", ")
+    report.notes.push(model::Note::Incomplete(
+        model::RunReason::ChangedDuringCheck { files: moved },
     ));
-    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    report.decide_exit(options.fail_on);
     false
 }
 
@@ -271,7 +265,7 @@ fn note_disk_checkers(
     options: &model::Options,
     report: &mut model::Report,
 ) -> bool {
-    let disk: Vec<&str> = report
+    let disk: Vec<String> = report
         .servers
         .iter()
         .filter(|r| {
@@ -279,19 +273,18 @@ fn note_disk_checkers(
                 .iter()
                 .any(|s| s.name == r.name && s.wait.check_after_save)
         })
-        .map(|r| r.name.as_str())
+        .map(|r| r.name.clone())
         .collect();
     if disk.is_empty() {
         return false;
     }
-    report.notes.push(format!(
-        "check --changed: {} checks the disk, which already holds the change, so its word \
-         before the change cannot be asked for and the files it checks were not compared; \
-         edit through lspgate (patch, edit, write) for an exact check",
-        disk.join(", ")
-    ));
+    report
+        .notes
+        .push(model::Note::Incomplete(model::RunReason::DiskChecker {
+            servers: disk,
+        }));
     let was = report.exit_code;
-    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    report.decide_exit(options.fail_on);
     was == exit::OK || was == exit::NEW_DIAGNOSTICS
 }
 

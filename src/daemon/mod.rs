@@ -40,6 +40,7 @@ use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
 use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId, clangd};
+use crate::model::Note;
 use crate::servers::ServerSpec;
 use paths::Paths;
 use protocol::{
@@ -474,13 +475,15 @@ impl Daemon {
         match result {
             Ok(Ok(mut report)) => {
                 // Before the run's own notes: it happened first.
-                report.notes.splice(0..0, std::mem::take(&mut self.notes));
+                let earlier = std::mem::take(&mut self.notes).into_iter();
+                report.notes.splice(0..0, earlier.map(Note::Info));
                 for (root, why) in self.watch.unwatched() {
-                    report.notes.push(format!(
+                    // It walks the root instead: the check is complete all the same.
+                    report.notes.push(Note::Info(format!(
                         "the daemon does not watch {} ({why}): it walks it before every run \
                          instead",
                         root.display()
-                    ));
+                    )));
                 }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
                 // Before the client may change anything again: a change made after the

@@ -383,15 +383,18 @@ mod tests {
 
         // An incomplete run clears nothing, and a check of it that counts the break new
         // again does not add it twice.
+        let timeout = crate::model::Note::Incomplete(crate::model::RunReason::BeforeViewMissing {
+            files: vec![PathBuf::from(&b)],
+        });
         let mut incomplete = clean.clone();
-        incomplete.timed_out = true;
+        incomplete.notes.push(timeout.clone());
         record_at(&db, &edit, &incomplete, Seen::Tree).expect("record");
         let mut again = report(vec![file(
             &b,
             Role::Edited,
             vec![error(3, "missing", true)],
         )]);
-        again.timed_out = true;
+        again.notes.push(timeout);
         record_at(&db, &invocation("check"), &again, Seen::Tree).expect("record");
         assert_eq!(breaks(&db).len(), 2);
 

@@ -47,7 +47,7 @@ pub fn server_ok() -> ServerReport {
         status: ServerStatus::Ok,
         primary_ms: Some(180),
         cross_file_ms: Some(230),
-        detail: None,
+        reasons: Vec::new(),
         root: PathBuf::from("/abs/root"),
         packages: Vec::new(),
     }

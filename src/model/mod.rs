@@ -4,16 +4,18 @@
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod incomplete;
 pub mod options;
 pub mod progress;
 pub mod report;
 pub mod request;
 
+pub use incomplete::{Note, Phase, Reason, RunReason, ServerReason};
 pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};
 pub use report::{
     Applied, Counts, FileReport, Identity, Level, Related, Report, Reported, Role, ServerReport,
-    ServerStatus, effective_severity, exit_code, keep_severity, listed, plural, same_problem,
-    summary_line, tag_from_name, tag_name,
+    ServerStatus, effective_severity, exit_code, incomplete_reasons, keep_severity, listed, plural,
+    same_problem, summary_line, tag_from_name, tag_name,
 };
 pub use request::Reporting;
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use lsp_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
 
 use super::Action;
+use super::incomplete::{Note, Reason, ServerReason};
 use super::options::{FailOn, Severity};
 use crate::exit;
 
@@ -81,8 +82,10 @@ pub struct ServerReport {
     pub status: ServerStatus,
     pub primary_ms: Option<u64>,
     pub cross_file_ms: Option<u64>,
-    /// Why the status is not `Ok`, for a `note:` line.
-    pub detail: Option<String>,
+    /// Why the status is not `Ok` (its `note:` line, its JSON `detail`): never empty
+    /// when it is not.
+    #[serde(default)]
+    pub reasons: Vec<ServerReason>,
     /// The directory the server checked from.
     #[serde(default)]
     pub root: PathBuf,
@@ -116,8 +119,9 @@ pub struct Report {
     /// Diagnostics present before and gone after (in checked files).
     pub fixed: usize,
     pub servers: Vec<ServerReport>,
-    /// Extra `note:` lines for the summary (what was not checked and why).
-    pub notes: Vec<String>,
+    /// Extra `note:` lines for the summary: what was not checked and why (typed), and
+    /// what the reader should know besides.
+    pub notes: Vec<Note>,
     /// Files no server covers.
     pub skipped: Vec<PathBuf>,
     /// Number of dependent files checked, and how long the cross-file phase took.
@@ -128,15 +132,37 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether something the run needed went unchecked: a server was missing, failed or
-    /// crashed, or a wait ran out (exit status 3 when nothing new was found).
-    pub fn incomplete(&self) -> bool {
-        self.timed_out
-            || self
-                .servers
-                .iter()
-                .any(|server| server.status != ServerStatus::Ok)
+    /// Why the check is incomplete: the notes' reasons, then the servers'.
+    pub fn incomplete_reasons(&self) -> impl Iterator<Item = Reason> + '_ {
+        incomplete_reasons(&self.notes, &self.servers)
     }
+
+    /// Whether something the run needed went unchecked (exit status 3 when nothing new
+    /// was found): whether it has a reason to say so. The only rule.
+    pub fn incomplete(&self) -> bool {
+        self.incomplete_reasons().next().is_some()
+    }
+
+    /// Set the exit status from the listed diagnostics and the reasons (after a
+    /// reason was added to a finished report).
+    pub fn decide_exit(&mut self, fail_on: FailOn) {
+        self.exit_code = exit_code(&self.files, fail_on, self.incomplete());
+    }
+}
+
+/// The reasons among `notes` and `servers`, before they make a [`Report`].
+pub fn incomplete_reasons<'a>(
+    notes: &'a [Note],
+    servers: &'a [ServerReport],
+) -> impl Iterator<Item = Reason> + 'a {
+    let run = notes.iter().filter_map(|note| match note {
+        Note::Incomplete(reason) => Some(Reason::Run(reason.clone())),
+        Note::Info(_) => None,
+    });
+    let server = servers
+        .iter()
+        .flat_map(|server| server.reasons.iter().cloned().map(Reason::Server));
+    run.chain(server)
 }
 
 /// The exit status the diagnostics imply (docs/SPEC.md section 4, without bad input, which never

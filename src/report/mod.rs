@@ -10,6 +10,7 @@ use crate::paths;
 
 pub mod daemon;
 pub mod history;
+pub mod incomplete;
 pub mod json;
 pub mod progress;
 pub mod servers;
@@ -103,7 +104,8 @@ mod tests {
     use std::path::PathBuf;
 
     use crate::model::{
-        Counts, FailOn, Level, ServerStatus, exit_code, keep_severity, listed, plural, summary_line,
+        Counts, FailOn, Level, Note, RunReason, ServerReason, ServerStatus, exit_code,
+        keep_severity, listed, plural, summary_line,
     };
 
     #[test]
@@ -204,14 +206,30 @@ mod tests {
     }
 
     #[test]
-    fn incomplete_when_a_server_was_not_ok() {
+    fn incomplete_when_it_has_a_reason() {
         let mut report = spec_example();
         assert!(!report.incomplete());
+        // What is said for information does not make it incomplete.
+        report.notes.push(Note::Info("restarted".to_owned()));
+        assert!(!report.incomplete());
+        // A server's reason does, as does a note's.
         report.servers[0].status = ServerStatus::Crashed;
+        report.servers[0].reasons.push(ServerReason::Crashed {
+            server: "pyright".to_owned(),
+            message: "exited".to_owned(),
+            initialized: true,
+            again: false,
+            files: Vec::new(),
+        });
         assert!(report.incomplete());
-        report.servers[0].status = ServerStatus::Ok;
-        report.timed_out = true;
+        report.servers[0] = crate::model::fixtures::server_ok();
+        assert!(!report.incomplete());
+        report.notes.push(Note::Incomplete(RunReason::NoBaseline));
         assert!(report.incomplete());
+        report.files.clear();
+        report.decide_exit(FailOn::Error);
+        assert_eq!(report.exit_code, exit::INCOMPLETE);
+        assert_eq!(report.incomplete_reasons().count(), 1);
     }
 
     #[test]

@@ -326,6 +326,11 @@ fn report_output() -> Value {
             "packages": {"type": "array", "items": string()},
         }))},
         "notes": {"type": "array", "items": string()},
+        "incomplete": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"kind": {"enum": crate::model::incomplete::KINDS}},
+            "required": ["kind"],
+        }},
         "skipped": {"type": "array", "items": string()},
         "rejected": boolean(),
         "timed_out": boolean(),
