@@ -3,7 +3,7 @@
 //! disk's text in their view.
 
 use crate::edit::{self, EditError, EditPlan};
-use crate::exit;
+use crate::exit::Outcome;
 use crate::lsp::Pool;
 use crate::model::Note;
 
@@ -27,11 +27,11 @@ pub(super) fn reject_or_write(
     groups: &[Group],
     tracked: &[Tracked],
     plan: &EditPlan,
-    exit_code: i32,
+    outcome: Outcome,
     notes: &mut Vec<Note>,
 ) -> Result<Ending, EditError> {
-    if exit_code != exit::OK {
-        if exit_code == exit::INCOMPLETE {
+    if outcome != Outcome::Clean {
+        if outcome == Outcome::Incomplete {
             notes.push(Note::Info(
                 "--reject: the check is incomplete, so the edit was not written".into(),
             ));

@@ -146,7 +146,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let incomplete = crate::model::incomplete_reasons(&notes, &server_reports)
         .next()
         .is_some();
-    let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
+    let outcome = crate::model::outcome(&compared.files, opts.fail_on, incomplete);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
     let mut ending = finish::Ending {
@@ -155,8 +155,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     };
     if kind.is_edit && opts.reject && !opts.dry_run {
         let ws = &ctx.workspace;
-        ending =
-            finish::reject_or_write(ws, pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
+        ending = finish::reject_or_write(ws, pool, &groups, &tracked, &plan, outcome, &mut notes)?;
     }
     if kind.has_change && !ending.written {
         finish::restore(pool, &groups, &tracked);
@@ -177,7 +176,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         skipped,
         cross_file_secs: waits.cross_secs,
         timed_out: verdict.timed_out,
-        exit_code,
+        outcome,
     })
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::error::{Error, Failure};
+use crate::exit::Outcome;
 use crate::model::{ReportArgs, Reporting};
 use crate::{
     changed, check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged,
@@ -142,7 +143,7 @@ pub(crate) fn report_run(
     invocation: &history::Invocation,
     request: Reporting,
     quiet: bool,
-) -> crate::error::Result<i32> {
+) -> crate::error::Result<Outcome> {
     let line = report::progress::StatusLine::for_stderr(quiet)
         .map(|line| Box::new(line) as Box<dyn crate::model::progress::Watcher>);
     match reporting_run(setting, invocation, request, line)? {
@@ -159,7 +160,7 @@ pub(crate) fn report_run(
                 },
             };
             match report::print(&report, &render) {
-                Ok(()) => Ok(report.exit_code),
+                Ok(()) => Ok(report.outcome),
                 Err(e) => Err(not_printed(&report, &e)),
             }
         }
@@ -181,9 +182,9 @@ fn not_printed(report: &model::Report, e: &std::io::Error) -> Error {
         message: format!(
             "{what} (its verdict: exit status {}; recorded in the history), but its report \
              could not be printed: {e}",
-            report.exit_code
+            exit::status(report.outcome)
         ),
-        found_errors: report.exit_code == exit::NEW_DIAGNOSTICS,
+        found_errors: report.outcome == Outcome::NewDiagnostics,
     }
 }
 
@@ -239,7 +240,7 @@ fn settled_change(
     report.notes.extend(changes.note());
     if changes.since == changed::Since::Nothing {
         // Nothing to measure from (`RunReason::NoBaseline`): never a clean result.
-        report.decide_exit(options.fail_on);
+        report.decide_outcome(options.fail_on);
     }
     let moved = changes.moved_since(workspace);
     if moved.is_empty() {
@@ -248,7 +249,7 @@ fn settled_change(
     report.notes.push(model::Note::Incomplete(
         model::RunReason::ChangedDuringCheck { files: moved },
     ));
-    report.decide_exit(options.fail_on);
+    report.decide_outcome(options.fail_on);
     false
 }
 
@@ -283,9 +284,9 @@ fn note_disk_checkers(
         .push(model::Note::Incomplete(model::RunReason::DiskChecker {
             servers: disk,
         }));
-    let was = report.exit_code;
-    report.decide_exit(options.fail_on);
-    was == exit::OK || was == exit::NEW_DIAGNOSTICS
+    let was = report.outcome;
+    report.decide_outcome(options.fail_on);
+    matches!(was, Outcome::Clean | Outcome::NewDiagnostics)
 }
 
 /// After a run: the baseline of `check --changed` takes the tree a complete `check
@@ -301,9 +302,7 @@ fn move_baseline(
 ) {
     let moved = match changes {
         Some(changes)
-            if known_gap
-                || report.exit_code == exit::OK
-                || report.exit_code == exit::NEW_DIAGNOSTICS =>
+            if known_gap || matches!(report.outcome, Outcome::Clean | Outcome::NewDiagnostics) =>
         {
             changed::accept(workspace, changes)
         }

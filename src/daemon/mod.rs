@@ -77,8 +77,8 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 const PROGRESS_WRITE: Duration = Duration::from_millis(500);
 
 /// If `args` ask for the daemon (`lspgate __daemon --workspace DIR`), be it and
-/// return the exit status; otherwise `None`.
-pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
+/// return how it ended; otherwise `None`.
+pub fn serve_if_asked(args: &[OsString]) -> Option<crate::exit::Outcome> {
     if args.get(1).is_none_or(|a| a != SUBCOMMAND) {
         return None;
     }
@@ -86,14 +86,14 @@ pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
         Some([flag, dir]) if flag == "--workspace" => PathBuf::from(dir),
         _ => {
             log(&format!("usage: lspgate {SUBCOMMAND} --workspace DIR"));
-            return Some(crate::exit::BAD_INPUT);
+            return Some(crate::exit::Outcome::BadInput);
         }
     };
     match serve(&workspace) {
-        Ok(()) => Some(crate::exit::OK),
+        Ok(()) => Some(crate::exit::Outcome::Clean),
         Err(e) => {
             log(&format!("exiting: {e:#}"));
-            Some(1)
+            Some(crate::exit::Outcome::Failed)
         }
     }
 }

@@ -29,7 +29,8 @@ use crate::servers::ServerSpec;
 /// and trust in a run, the exit status in `Failed`. 4: a run's file contents follow
 /// its frame raw ([`WireJob`]). 5: `Failed` carries the failure's kind
 /// (`error::Failure`), not an exit status. 6: a report's notes are typed
-/// (`model::Note`), and a server's report carries its reasons, not a detail text.
+/// (`model::Note`), a server's report carries its reasons, not a detail text, and a
+/// report its outcome (`exit::Outcome`), not an exit status: no number crosses.
 pub const PROTOCOL: u32 = 6;
 
 /// Frames carry no file contents (those follow a run's frame raw): generous, but

@@ -131,6 +131,6 @@ pub fn spec_example() -> Report {
         cross_files_checked: 2,
         cross_file_secs: 0.41,
         timed_out: false,
-        exit_code: 1,
+        outcome: crate::exit::Outcome::NewDiagnostics,
     }
 }

@@ -1,6 +1,6 @@
 //! The data every layer shares, and nothing that acts: a run's options, what it
 //! reports, and what an edit did to a file. The bottom of the module graph: it depends
-//! on no other module of lspgate (but `exit`'s constants).
+//! on no other module of lspgate (but `exit::Outcome`).
 
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -14,7 +14,7 @@ pub use incomplete::{Note, Phase, Reason, RunReason, ServerReason};
 pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};
 pub use report::{
     Applied, Counts, FileReport, Identity, Level, Related, Report, Reported, Role, ServerReport,
-    ServerStatus, effective_severity, exit_code, incomplete_reasons, keep_severity, listed, plural,
+    ServerStatus, effective_severity, incomplete_reasons, keep_severity, listed, outcome, plural,
     same_problem, summary_line, tag_from_name, tag_name,
 };
 pub use request::Reporting;

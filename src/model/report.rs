@@ -11,7 +11,7 @@ use lsp_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
 use super::Action;
 use super::incomplete::{Note, Reason, ServerReason};
 use super::options::{FailOn, Severity};
-use crate::exit;
+use crate::exit::Outcome;
 
 /// Whether a file was edited or reported because the edit may have broken it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -128,7 +128,8 @@ pub struct Report {
     pub cross_files_checked: usize,
     pub cross_file_secs: f64,
     pub timed_out: bool,
-    pub exit_code: i32,
+    /// What the exit status says (`exit::status`).
+    pub outcome: Outcome,
 }
 
 impl Report {
@@ -143,10 +144,10 @@ impl Report {
         self.incomplete_reasons().next().is_some()
     }
 
-    /// Set the exit status from the listed diagnostics and the reasons (after a
-    /// reason was added to a finished report).
-    pub fn decide_exit(&mut self, fail_on: FailOn) {
-        self.exit_code = exit_code(&self.files, fail_on, self.incomplete());
+    /// Set the outcome from the listed diagnostics and the reasons (after a reason
+    /// was added to a finished report).
+    pub fn decide_outcome(&mut self, fail_on: FailOn) {
+        self.outcome = outcome(&self.files, fail_on, self.incomplete());
     }
 }
 
@@ -165,10 +166,10 @@ pub fn incomplete_reasons<'a>(
     run.chain(server)
 }
 
-/// The exit status the diagnostics imply (docs/SPEC.md section 4, without bad input, which never
-/// reaches a report): 1 if a new diagnostic is at or above `fail_on`, else 3 if the check
-/// was `incomplete`, else 0.
-pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> i32 {
+/// The outcome the diagnostics imply (docs/SPEC.md section 4, without bad input, which
+/// never reaches a report): new diagnostics if one is at or above `fail_on`, else
+/// incomplete if the check was `incomplete`, else clean.
+pub fn outcome(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> Outcome {
     let threshold = match fail_on {
         FailOn::Error => Some(Level::Error),
         FailOn::Warning => Some(Level::Warning),
@@ -181,11 +182,11 @@ pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool)
             .any(|reported| reported.new && Level::of(&reported.diagnostic) <= threshold)
     });
     if failed {
-        exit::NEW_DIAGNOSTICS
+        Outcome::NewDiagnostics
     } else if incomplete {
-        exit::INCOMPLETE
+        Outcome::Incomplete
     } else {
-        exit::OK
+        Outcome::Clean
     }
 }
 

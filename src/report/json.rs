@@ -212,7 +212,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
             .collect(),
         rejected: report.rejected,
         timed_out: report.timed_out,
-        exit_code: report.exit_code,
+        exit_code: crate::exit::status(report.outcome),
     }
 }
 

@@ -99,13 +99,13 @@ mod tests {
     use lsp_types::DiagnosticSeverity;
 
     use super::*;
-    use crate::exit;
+    use crate::exit::Outcome;
     use crate::model::fixtures::*;
     use std::path::PathBuf;
 
     use crate::model::{
-        Counts, FailOn, Level, Note, RunReason, ServerReason, ServerStatus, exit_code,
-        keep_severity, listed, plural, summary_line,
+        Counts, FailOn, Level, Note, RunReason, ServerReason, ServerStatus, keep_severity, listed,
+        outcome, plural, summary_line,
     };
 
     #[test]
@@ -159,7 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes() {
+    fn outcomes() {
         let error = |new| {
             vec![file(
                 "/p/a.py",
@@ -176,33 +176,33 @@ mod tests {
         no_severity[0].diagnostics[0].diagnostic.severity = None;
 
         assert_eq!(
-            exit_code(&error(true), FailOn::Error, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&error(true), FailOn::Error, false),
+            Outcome::NewDiagnostics
         );
         assert_eq!(
-            exit_code(&error(true), FailOn::Error, true),
-            exit::NEW_DIAGNOSTICS
+            outcome(&error(true), FailOn::Error, true),
+            Outcome::NewDiagnostics
         );
         assert_eq!(
-            exit_code(&no_severity, FailOn::Error, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&no_severity, FailOn::Error, false),
+            Outcome::NewDiagnostics
         );
-        assert_eq!(exit_code(&error(false), FailOn::Error, false), exit::OK);
+        assert_eq!(outcome(&error(false), FailOn::Error, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&error(false), FailOn::Error, true),
-            exit::INCOMPLETE
+            outcome(&error(false), FailOn::Error, true),
+            Outcome::Incomplete
         );
-        assert_eq!(exit_code(&error(true), FailOn::Never, false), exit::OK);
+        assert_eq!(outcome(&error(true), FailOn::Never, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&error(true), FailOn::Never, true),
-            exit::INCOMPLETE
+            outcome(&error(true), FailOn::Never, true),
+            Outcome::Incomplete
         );
-        assert_eq!(exit_code(&warning, FailOn::Error, false), exit::OK);
+        assert_eq!(outcome(&warning, FailOn::Error, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&warning, FailOn::Warning, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&warning, FailOn::Warning, false),
+            Outcome::NewDiagnostics
         );
-        assert_eq!(exit_code(&[], FailOn::Warning, false), exit::OK);
+        assert_eq!(outcome(&[], FailOn::Warning, false), Outcome::Clean);
     }
 
     #[test]
@@ -227,8 +227,8 @@ mod tests {
         report.notes.push(Note::Incomplete(RunReason::NoBaseline));
         assert!(report.incomplete());
         report.files.clear();
-        report.decide_exit(FailOn::Error);
-        assert_eq!(report.exit_code, exit::INCOMPLETE);
+        report.decide_outcome(FailOn::Error);
+        assert_eq!(report.outcome, Outcome::Incomplete);
         assert_eq!(report.incomplete_reasons().count(), 1);
     }
 
