@@ -922,7 +922,7 @@ fn json_report_marks_the_dependent() {
         .run();
     out.assert_code(1);
     let report = out.json();
-    assert_eq!(report["schema"], 1, "{report:#}");
+    assert_eq!(report["schema"], 2, "{report:#}");
     assert_eq!(report["exit_code"], 1, "{report:#}");
     assert_eq!(report["dry_run"], false, "{report:#}");
     assert_eq!(report["timed_out"], false, "{report:#}");
