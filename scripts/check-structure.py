@@ -14,6 +14,9 @@
    `servers::quirks`. Comments and tests (an in-file `#[cfg(test)] mod`, a `tests.rs`,
    a module declared under `#[cfg(test)]`) may name servers.
 4. `lsp::Server` has at most 25 fields: what belongs together is grouped.
+5. Every `docs/SPEC.md section N` the code cites is a section the contract has.
+6. The exit statuses' numbers (the constants of src/exit.rs) are named nowhere but in
+   src/exit.rs, whose `status` alone maps an outcome to one; tests excepted.
 
 Usage: python3 scripts/check-structure.py [--graph]   (exit 1 on a violation)
 --graph prints the module-level edges, one per line, for a reader.
@@ -329,6 +332,41 @@ def contract_citations(files: list[Path]) -> list[str]:
     return out
 
 
+EXIT = SRC / "exit.rs"
+
+
+def non_test_code(path: Path, text: str) -> str:
+    """`text` without its comments and string literals, and without its tests: none
+    for a file of tests, else up to its first `#[cfg(test)]`."""
+    if path.name == "tests.rs" or path.name.endswith("_tests.rs") or "tests" in path.relative_to(SRC).parts:
+        return ""
+    code = blank_literals(text)
+    cut = code.find("#[cfg(test)]")
+    return code if cut < 0 else code[:cut]
+
+
+def exit_numbers_elsewhere(files: list[Path]) -> list[str]:
+    """Uses of src/exit.rs's constants outside it (non-test code)."""
+    if not EXIT.exists():
+        return []
+    names = re.findall(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?const\s+([A-Z_][A-Z0-9_]*)\s*:", EXIT.read_text())
+    if not names:
+        return []
+    alternatives = "|".join(names)
+    # `exit::OK`, and a `use crate::exit::{OK, ...}` that would bring one in bare.
+    pattern = re.compile(rf"\bexit::(?:{alternatives})\b|\bexit::\{{[^}}]*\b(?:{alternatives})\b")
+    out = []
+    for f in files:
+        if f == EXIT:
+            continue
+        code = non_test_code(f, f.read_text())
+        for m in pattern.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            out.append(f"{f.relative_to(SRC.parent)}:{line}: names an exit status's number "
+                       f"({m.group(0)}); use exit::Outcome and exit::status")
+    return out
+
+
 def main() -> int:
     files = sorted(SRC.rglob("*.rs"))
     modules = {m for f in files if (m := module_of(f)) is not None}
@@ -357,6 +395,7 @@ def main() -> int:
     problems.extend(contract_citations(files))
     problems.extend(server_names_outside_servers(files))
     problems.extend(server_fields())
+    problems.extend(exit_numbers_elsewhere(files))
     for p in problems:
         print(f"check-structure: {p}", file=sys.stderr)
     if not problems:

@@ -24,6 +24,7 @@ use std::time::UNIX_EPOCH;
 use serde::{Deserialize, Serialize};
 
 use crate::edit::{EditError, EditPlan, FileChange};
+use crate::model::{Note, RunReason};
 use crate::servers::ServerSpec;
 use crate::staged;
 
@@ -81,21 +82,17 @@ impl Changes {
             .collect()
     }
 
-    /// A line for the report's notes saying what the change was measured from.
-    pub fn note(&self) -> Option<String> {
+    /// A line for the report's notes saying what the change was measured from: with
+    /// nothing to measure from, a reason the check is incomplete (never a clean result).
+    pub fn note(&self) -> Option<Note> {
         match self.since {
             Since::LastCheck => None,
-            Since::GitIndex => Some(
+            Since::GitIndex => Some(Note::Info(
                 "check --changed: no earlier check here, so the change is the working tree's \
                  since the git index"
                     .into(),
-            ),
-            Since::Nothing => Some(
-                "check --changed: no earlier check here and no git repository, so what \
-                 changed before this call cannot be known and was not checked; the tree as it \
-                 is now is the baseline of the next call"
-                    .into(),
-            ),
+            )),
+            Since::Nothing => Some(Note::Incomplete(RunReason::NoBaseline)),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! section 4). Everything a user can cause is one of these; where it came from is in its
 //! message, one line, which `lib::run` prints once.
 
-use crate::exit;
+use crate::exit::Outcome;
 
 /// What can go wrong with a run once it is asked for, the same in this process and
 /// across the daemon's socket (`daemon::protocol::Response::Failed`): classified
@@ -25,11 +25,11 @@ pub enum Failure {
 }
 
 impl Failure {
-    pub fn exit_code(&self) -> i32 {
+    pub fn outcome(&self) -> Outcome {
         match self {
-            Failure::BadInput(_) => exit::BAD_INPUT,
-            Failure::PartlyWritten(_) => exit::PARTIAL,
-            Failure::Lost(_) => exit::INCOMPLETE,
+            Failure::BadInput(_) => Outcome::BadInput,
+            Failure::PartlyWritten(_) => Outcome::PartlyWritten,
+            Failure::Lost(_) => Outcome::Lost,
         }
     }
 }
@@ -38,7 +38,7 @@ impl Failure {
 /// before anything was written.
 impl From<&crate::edit::EditError> for Failure {
     fn from(e: &crate::edit::EditError) -> Failure {
-        if e.exit_code() == exit::PARTIAL {
+        if e.partly_written() {
             Failure::PartlyWritten(e.summary())
         } else {
             Failure::BadInput(e.to_string())
@@ -68,14 +68,14 @@ impl Error {
         Error::Run(Failure::BadInput(message.into()))
     }
 
-    pub fn exit_code(&self) -> i32 {
+    pub fn outcome(&self) -> Outcome {
         match self {
-            Error::Run(failure) => failure.exit_code(),
+            Error::Run(failure) => failure.outcome(),
             Error::NotPrinted {
                 found_errors: true, ..
-            } => exit::NEW_DIAGNOSTICS,
-            Error::NotPrinted { .. } => exit::INCOMPLETE,
-            Error::BrokenPipe => exit::OK,
+            } => Outcome::NewDiagnostics,
+            Error::NotPrinted { .. } => Outcome::Incomplete,
+            Error::BrokenPipe => Outcome::Clean,
         }
     }
 }

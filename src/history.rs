@@ -38,6 +38,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use lsp_types::{DiagnosticTag, NumberOrString};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+use crate::exit::Outcome;
 use crate::model::{Level, Report, Role};
 use crate::model::{tag_from_name, tag_name};
 
@@ -183,6 +184,7 @@ pub struct Run {
     pub workspace: PathBuf,
     pub run_dir: PathBuf,
     pub files: Vec<RunFile>,
+    /// The exit status it recorded (`exit::outcome_of` reads it back).
     pub exit_code: i32,
     pub summary: String,
     pub dry_run: bool,
@@ -202,19 +204,25 @@ impl Run {
     /// new error), else 3: an incomplete check, and a run that never recorded its
     /// outcome (killed, or its record could not be completed), whatever it may have
     /// done.
-    pub fn gate(&self) -> i32 {
-        use crate::exit;
+    pub fn gate(&self) -> Outcome {
+        let recorded = self.outcome();
         if !self.completed {
-            exit::INCOMPLETE
-        } else if self.exit_code == exit::PARTIAL {
-            exit::PARTIAL
+            Outcome::Incomplete
+        } else if recorded == Some(Outcome::PartlyWritten) {
+            Outcome::PartlyWritten
         } else if self.new_errors > 0 {
-            exit::NEW_DIAGNOSTICS
-        } else if self.exit_code == exit::OK || self.exit_code == exit::NEW_DIAGNOSTICS {
-            exit::OK
+            Outcome::NewDiagnostics
+        } else if matches!(recorded, Some(Outcome::Clean | Outcome::NewDiagnostics)) {
+            Outcome::Clean
         } else {
-            exit::INCOMPLETE
+            Outcome::Incomplete
         }
+    }
+
+    /// How the run ended, as its recorded exit status says; `None` for a number no
+    /// run exits with.
+    pub fn outcome(&self) -> Option<Outcome> {
+        crate::exit::outcome_of(self.exit_code)
     }
 }
 
@@ -397,7 +405,12 @@ impl Pending {
             conn.execute(
                 "UPDATE runs SET duration_ms = ?2, exit_code = ?3, summary = ?4, completed = 1
                  WHERE id = ?1",
-                params![id, duration_ms, crate::exit::PARTIAL, message],
+                params![
+                    id,
+                    duration_ms,
+                    crate::exit::status(Outcome::PartlyWritten),
+                    message
+                ],
             )
         };
         if let Err(e) = with_database(path, write) {
@@ -624,7 +637,7 @@ fn insert_pending(
             to_json(&invocation.args),
             workspace.to_string_lossy(),
             run_dir.to_string_lossy(),
-            crate::exit::INCOMPLETE,
+            crate::exit::status(Outcome::Incomplete),
             PENDING_SUMMARY,
         ],
     )?;
@@ -676,7 +689,7 @@ fn complete_run(
         id,
         duration_ms,
         to_json(&files),
-        report.exit_code,
+        crate::exit::status(report.outcome),
         crate::model::summary_line(report),
         report.dry_run,
         report.rejected,
@@ -702,7 +715,7 @@ fn complete_run(
                 report.workspace.to_string_lossy(),
                 report.run_dir.to_string_lossy(),
                 to_json(&files),
-                report.exit_code,
+                crate::exit::status(report.outcome),
                 crate::model::summary_line(report),
                 report.dry_run,
                 report.rejected,
@@ -1257,15 +1270,15 @@ mod tests {
         // A clean run, then one that starts and is never completed (killed).
         let mut clean = spec_example();
         clean.files.clear();
-        clean.exit_code = crate::exit::OK;
+        clean.outcome = Outcome::Clean;
         record_at(&path, &inv, &clean, Seen::Tree).expect("record");
-        assert_eq!(last(&path).map(|r| r.gate()), Some(crate::exit::OK));
+        assert_eq!(last(&path).map(|r| r.gate()), Some(Outcome::Clean));
         let killed = begin_at(&path, ws, ws, &inv).expect("begin");
         let run = last(&path).expect("the started run");
         assert!(!run.completed && run.summary == PENDING_SUMMARY, "{run:?}");
-        assert_eq!(run.gate(), crate::exit::INCOMPLETE);
+        assert_eq!(run.gate(), Outcome::Incomplete);
         drop(killed);
-        assert_eq!(last(&path).map(|r| r.gate()), Some(crate::exit::INCOMPLETE));
+        assert_eq!(last(&path).map(|r| r.gate()), Some(Outcome::Incomplete));
 
         // Completed: its outcome decides.
         begin_at(&path, ws, ws, &inv)
@@ -1273,7 +1286,7 @@ mod tests {
             .complete(&inv, &spec_example(), Seen::Tree);
         let run = last(&path).expect("completed");
         assert!(run.completed);
-        assert_eq!(run.gate(), crate::exit::NEW_DIAGNOSTICS);
+        assert_eq!(run.gate(), Outcome::NewDiagnostics);
         // Partly written: 4, whatever it found.
         begin_at(&path, ws, ws, &inv)
             .expect("begin")
@@ -1281,7 +1294,10 @@ mod tests {
         let run = last(&path).expect("partly written");
         assert_eq!(
             (run.gate(), run.summary.as_str()),
-            (4, "a.py: cannot replace: disk full; changed: b.py")
+            (
+                Outcome::PartlyWritten,
+                "a.py: cannot replace: disk full; changed: b.py"
+            )
         );
         // Discarded (nothing was written): as if it never started.
         let id = run.id;

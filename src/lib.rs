@@ -46,8 +46,8 @@ use cli::Cli;
 /// Run lspgate with these arguments; returns the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
-    if let Some(code) = daemon::serve_if_asked(&args) {
-        return code;
+    if let Some(outcome) = daemon::serve_if_asked(&args) {
+        return exit::status(outcome);
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -55,20 +55,21 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             let _ = e.print();
             return match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    exit::OK
+                    exit::status(exit::Outcome::Clean)
                 }
-                _ => exit::BAD_INPUT,
+                _ => exit::status(exit::Outcome::BadInput),
             };
         }
     };
-    match invocation::validate(cli, &args).and_then(commands::dispatch) {
-        Ok(code) => code,
-        Err(error::Error::BrokenPipe) => exit::OK,
+    let outcome = match invocation::validate(cli, &args).and_then(commands::dispatch) {
+        Ok(outcome) => outcome,
+        Err(error::Error::BrokenPipe) => exit::Outcome::Clean,
         Err(e) => {
             print_error(&e.to_string());
-            e.exit_code()
+            e.outcome()
         }
-    }
+    };
+    exit::status(outcome)
 }
 
 /// Errors go to stderr from here only, one line each, prefixed with the program. Names

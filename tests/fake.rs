@@ -922,7 +922,7 @@ fn json_report_marks_the_dependent() {
         .run();
     out.assert_code(1);
     let report = out.json();
-    assert_eq!(report["schema"], 1, "{report:#}");
+    assert_eq!(report["schema"], 2, "{report:#}");
     assert_eq!(report["exit_code"], 1, "{report:#}");
     assert_eq!(report["dry_run"], false, "{report:#}");
     assert_eq!(report["timed_out"], false, "{report:#}");
@@ -1236,6 +1236,13 @@ fn fault_stale_version_in_json() {
         "{report:#}"
     );
     assert_eq!(report["servers"][0]["status"], "timeout", "{report:#}");
+    let reasons = report["incomplete"].as_array().expect("incomplete");
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r["kind"] == "timed_out" && r["server"] == "fake"),
+        "{report:#}"
+    );
 }
 
 #[test]
@@ -1308,6 +1315,23 @@ fn missing_server_is_an_incomplete_check() {
     out.assert_code(3).assert_elapsed_below(FAST_BOUND);
     assert!(out.notes().iter().any(|n| n.contains("fake")), "{out}");
     assert_eq!(out.file("a.fake"), CLEAN);
+
+    // In JSON, the same reason typed.
+    let out = Test::new()
+        .file(".lspgate.toml", config)
+        .file("a.fake", "one\n")
+        .trust_project()
+        .args(["write", "a.fake", "--content", CLEAN, "--format", "json"])
+        .args(FAST)
+        .run();
+    out.assert_code(3);
+    let report = out.json();
+    assert_eq!(
+        report["incomplete"][0]["kind"], "not_installed",
+        "{report:#}"
+    );
+    assert_eq!(report["incomplete"][0]["server"], "fake", "{report:#}");
+    assert_eq!(report["incomplete"][0]["files"][0], "a.fake", "{report:#}");
 }
 
 // ---------------------------------------------------------------------------------
@@ -1661,6 +1685,13 @@ mod workspace_analysis {
         let report = out.json();
         assert_eq!(new_messages(&report), Vec::<String>::new(), "{out}");
         assert_eq!(report["servers"][0]["status"], "timeout", "{out}");
+        let kinds: Vec<&str> = report["incomplete"]
+            .as_array()
+            .expect("incomplete")
+            .iter()
+            .filter_map(|r| r["kind"].as_str())
+            .collect();
+        assert!(kinds.contains(&"workspace_unfinished"), "{out}");
     }
 
     /// Cold, a run that only creates a file gives the server none of its files to

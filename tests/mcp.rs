@@ -368,7 +368,7 @@ fn older_revisions_get_the_json_as_text_and_unknown_ones_the_latest() {
         .as_str()
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_else(|| panic!("no JSON text: {result}"));
-    assert_eq!(json["schema"], 1);
+    assert_eq!(json["schema"], 2);
     assert_eq!(json["exit_code"], 0);
 
     let mut other = Mcp::start(&test, &[]);

@@ -9,6 +9,7 @@ use lsp_types::Diagnostic;
 
 use crate::dependents;
 use crate::lsp::{Pool, ServerId};
+use crate::model::Note;
 use crate::wait::{self, Target};
 
 use super::files::Tracked;
@@ -112,7 +113,7 @@ pub(super) fn take(
     groups: &mut [Group],
     tracked: &[Tracked],
     before_is_disk: bool,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> Before {
     let opts = &ctx.options;
     let mut before = Before::default();
@@ -172,7 +173,15 @@ pub(super) fn take(
     if !cold_without_targets.is_empty() {
         wait::settle_servers(pool, &cold_without_targets, deadline);
     }
-    let outcome = settle_reviving(pool, groups, notes, &mut targets, &mut Vec::new(), deadline);
+    let outcome = settle_reviving(
+        pool,
+        groups,
+        tracked,
+        notes,
+        &mut targets,
+        &mut Vec::new(),
+        deadline,
+    );
     give_up_on_uninitialized(pool, groups, opts.startup_timeout);
     // A server analysing its whole workspace must have finished (its start-up
     // analysis, or the re-analysis of files changed since the last run) before what

@@ -22,7 +22,7 @@ use crate::config;
 use crate::dependents;
 use crate::lsp::Pool;
 use crate::lsp::restart::NotRestarted;
-use crate::model::ServerStatus;
+use crate::model::{Note, RunReason, ServerReason, ServerStatus};
 use crate::paths;
 use crate::servers::ServerSpec;
 
@@ -85,14 +85,11 @@ pub(super) fn add_groups(
             }
             governs_any = true;
             if !written {
-                out.notes.push(format!(
-                    "{}: {} reads it as configuration, from disk; a change shown to the \
-                     servers in memory only (--dry-run, --reject, a review) does not reach \
-                     it, so the files it governs were not checked",
-                    paths::display(&t.path, &ctx.run_dir),
-                    spec.name
-                ));
-                out.unchecked_files = true;
+                out.notes
+                    .push(Note::Incomplete(RunReason::ConfigurationInMemory {
+                        file: t.path.clone(),
+                        server: spec.name.clone(),
+                    }));
                 break;
             }
             for (root, files) in roots {
@@ -107,13 +104,11 @@ pub(super) fn add_groups(
             }
         }
         if let (false, Some(name)) = (governs_any, used_elsewhere) {
-            out.notes.push(format!(
-                "{}: {name} reads it as configuration, and no file it checks is under its \
-                 directory; files elsewhere may read it (a tsconfig they extend), so they \
-                 were not checked",
-                paths::display(&t.path, &ctx.run_dir)
-            ));
-            out.unchecked_files = true;
+            out.notes
+                .push(Note::Incomplete(RunReason::ConfigurationElsewhere {
+                    file: t.path.clone(),
+                    server: name.to_string(),
+                }));
         }
         if governs_any || used_elsewhere.is_some() {
             out.skipped.retain(|p| p != &t.path);
@@ -215,7 +210,7 @@ pub(super) fn restart(
     ctx: &Context,
     groups: &mut Vec<Group>,
     tracked: &[Tracked],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     // Taken apart to wait for the fresh ones alone, put back in their order.
     let mut fresh: Vec<(usize, Group)> = Vec::new();
@@ -233,10 +228,11 @@ pub(super) fn restart(
             }
             Err(NotRestarted(why)) => {
                 g.status = ServerStatus::Failed;
-                g.detail = Some(format!(
-                    "could not be started afresh to read the edited configuration ({why}); \
-                     the files it governs were not checked"
-                ));
+                g.reasons.push(ServerReason::NotStartedAfresh {
+                    server: g.spec.name.clone(),
+                    why,
+                    configuration: configuration_paths(&g, tracked),
+                });
                 g.server = None;
                 kept.push((at, g));
             }
@@ -252,12 +248,14 @@ pub(super) fn restart(
             g.before_server = b;
             if let Some(why) = complaint(pool, g, tracked) {
                 g.status = ServerStatus::Failed;
-                g.detail = Some(format!(
-                    "{why}; the files it governs were not checked with the edited configuration"
-                ));
+                g.reasons.push(ServerReason::ConfigurationNotRead {
+                    server: g.spec.name.clone(),
+                    why,
+                    configuration: configuration_paths(g, tracked),
+                });
                 g.server = None;
             } else {
-                notes.push(said_again(ctx, g, tracked));
+                notes.push(Note::Info(said_again(ctx, g, tracked)));
             }
         }
         kept.extend(at.into_iter().zip(started));
@@ -304,6 +302,14 @@ fn malformed(t: &Tracked) -> Option<String> {
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().trim().to_string()
+}
+
+/// The edited configuration files group `g` was started afresh for.
+fn configuration_paths(g: &Group, tracked: &[Tracked]) -> Vec<PathBuf> {
+    g.configuration
+        .iter()
+        .map(|&i| tracked[i].path.clone())
+        .collect()
 }
 
 /// The note that says which configuration a server was started afresh for.

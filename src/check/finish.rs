@@ -3,8 +3,9 @@
 //! disk's text in their view.
 
 use crate::edit::{self, EditError, EditPlan};
-use crate::exit;
+use crate::exit::Outcome;
 use crate::lsp::Pool;
+use crate::model::Note;
 
 use super::files::Tracked;
 use super::servers::Group;
@@ -26,12 +27,14 @@ pub(super) fn reject_or_write(
     groups: &[Group],
     tracked: &[Tracked],
     plan: &EditPlan,
-    exit_code: i32,
-    notes: &mut Vec<String>,
+    outcome: Outcome,
+    notes: &mut Vec<Note>,
 ) -> Result<Ending, EditError> {
-    if exit_code != exit::OK {
-        if exit_code == exit::INCOMPLETE {
-            notes.push("--reject: the check is incomplete, so the edit was not written".into());
+    if outcome != Outcome::Clean {
+        if outcome == Outcome::Incomplete {
+            notes.push(Note::Info(
+                "--reject: the check is incomplete, so the edit was not written".into(),
+            ));
         }
         return Ok(Ending {
             written: false,

@@ -94,10 +94,9 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         mut groups,
         skipped,
         mut notes,
-        unchecked_files,
     } = resolved;
     stored::look_up(ctx, &mut groups, &tracked, kind, &mut notes);
-    stored::connect_before_edit(pool, &mut groups, &mut notes);
+    stored::connect_before_edit(pool, &mut groups, &tracked, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
@@ -123,7 +122,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     let edit = notify::Edit::now(pool, write_now, kind.has_change);
     configuration::restart(pool, ctx, &mut groups, &tracked, &mut notes);
     let mut targets = notify::notify(pool, &groups, &tracked, &before, edit);
-    let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &mut notes);
+    let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &tracked, &mut notes);
     let mut compared = compare::compare(
         pool,
         &groups,
@@ -145,8 +144,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         kind,
     );
     notes.extend(verdict.notes);
-    let incomplete = verdict.incomplete || unchecked_files;
-    let exit_code = crate::model::exit_code(&compared.files, opts.fail_on, incomplete);
+    let (server_reports, incomplete) = server_reports(&groups, &tracked, &notes);
+    let outcome = crate::model::outcome(&compared.files, opts.fail_on, incomplete);
     stored::keep(pool, ctx, (&groups, &tracked), kind, incomplete, &mut notes);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
 
@@ -156,8 +155,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     };
     if kind.is_edit && opts.reject && !opts.dry_run {
         let ws = &ctx.workspace;
-        ending =
-            finish::reject_or_write(ws, pool, &groups, &tracked, &plan, exit_code, &mut notes)?;
+        ending = finish::reject_or_write(ws, pool, &groups, &tracked, &plan, outcome, &mut notes)?;
     }
     if kind.has_change && !ending.written {
         finish::restore(pool, &groups, &tracked);
@@ -173,13 +171,27 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         cross_files_checked: dependents_checked(&compared.files),
         files: compared.files,
         fixed: compared.fixed,
-        servers: groups.iter().map(|g| server_report(g, &tracked)).collect(),
+        servers: server_reports,
         notes,
         skipped,
         cross_file_secs: waits.cross_secs,
         timed_out: verdict.timed_out,
-        exit_code,
+        outcome,
     })
+}
+
+/// Each group's server report, and whether the run is incomplete: it is when any
+/// reason says so, in the notes or a server's report.
+fn server_reports(
+    groups: &[servers::Group],
+    tracked: &[files::Tracked],
+    notes: &[crate::model::Note],
+) -> (Vec<ServerReport>, bool) {
+    let reports: Vec<ServerReport> = groups.iter().map(|g| server_report(g, tracked)).collect();
+    let incomplete = crate::model::incomplete_reasons(notes, &reports)
+        .next()
+        .is_some();
+    (reports, incomplete)
 }
 
 /// How many of the report's files are dependents.
@@ -209,7 +221,7 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
         status: g.status,
         primary_ms: g.primary_ms,
         cross_file_ms: g.cross_file_ms,
-        detail: g.detail.clone(),
+        reasons: g.reasons.clone(),
         root: g.root.clone(),
         packages: packages_checked(g, tracked),
         before: if g.uses_stored_baseline() {
@@ -237,26 +249,7 @@ fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<Strin
     m.names_of(files.chain(g.dependents.iter().map(PathBuf::as_path)))
 }
 
-/// Up to three paths, and how many more.
-fn summarize(paths: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut s = paths
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if paths.len() > SHOWN {
-        s.push_str(&format!(" and {} more", paths.len() - SHOWN));
-    }
-    s
-}
-
+/// `5s`, or `1500ms`.
 fn fmt_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
+    crate::model::incomplete::fmt_millis(d.as_millis() as u64)
 }

@@ -8,14 +8,14 @@ use std::time::Instant;
 use crate::config;
 use crate::lsp::restart::NotRestarted;
 use crate::lsp::{Pool, ServerId};
-use crate::model::ServerStatus;
+use crate::model::incomplete::Package;
+use crate::model::{Note, RunReason, ServerReason, ServerStatus};
 use crate::servers::{Dependents, Role, ServerSpec};
 use crate::wait::{self, Target};
 use crate::workspace;
 
 use super::Context;
 use super::files::Tracked;
-use crate::paths;
 
 /// The files of one server instance (a server at one root) and how its part of the
 /// run went.
@@ -35,7 +35,8 @@ pub(super) struct Group {
     /// The scan stopped before reading every file of the root.
     pub unscanned: bool,
     pub status: ServerStatus,
-    pub detail: Option<String>,
+    /// Why the status is not ok (never empty when it is not).
+    pub reasons: Vec<ServerReason>,
     pub primary_ms: Option<u64>,
     pub cross_file_ms: Option<u64>,
     /// The run's configuration files whose governed files this group checks, as
@@ -82,7 +83,7 @@ impl Group {
             listed: Vec::new(),
             unscanned: false,
             status: ServerStatus::Ok,
-            detail: None,
+            reasons: Vec::new(),
             primary_ms: None,
             cross_file_ms: None,
             revived: false,
@@ -101,6 +102,14 @@ impl Group {
             .is_some_and(crate::baseline::ForRun::used)
     }
 
+    /// The paths of the run's files this group checks.
+    pub(super) fn paths(&self, tracked: &[Tracked]) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .map(|&i| tracked[i].path.clone())
+            .collect()
+    }
+
     /// The monorepo this group's server checks from its root, if it does.
     pub(super) fn monorepo(&self) -> Option<&workspace::Monorepo> {
         self.monorepo.as_ref()
@@ -113,9 +122,7 @@ pub(super) struct Resolved {
     pub groups: Vec<Group>,
     /// Files no server covers: written, reported as skipped.
     pub skipped: Vec<PathBuf>,
-    pub notes: Vec<String>,
-    /// A file a server covers could not be shown to it (not UTF-8, too large).
-    pub unchecked_files: bool,
+    pub notes: Vec<Note>,
 }
 
 /// Each file's server and root, grouped by server instance. A server started for
@@ -139,21 +146,19 @@ pub(super) fn resolve(
         // is, leaves the file not checked, not skipped; its linters still run.
         let has_checker = specs.iter().any(|s| s.coverage.role == Role::Checker);
         if !has_checker && let Some(why) = config::stopped_check(&ctx.servers, &t.path) {
-            out.notes.push(format!(
-                "{}: {why}, not checked",
-                paths::display(&t.path, &ctx.run_dir)
-            ));
-            out.unchecked_files = true;
+            out.notes.push(Note::Incomplete(RunReason::CheckTurnedOff {
+                file: t.path.clone(),
+                why,
+            }));
         } else if specs.is_empty() {
             out.skipped.push(t.path.clone());
         }
         // A linter the user turned off whose checks this file would get.
         for why in config::stopped_linters(&ctx.servers, &t.path, &ctx.workspace) {
-            out.notes.push(format!(
-                "{}: {why}, not checked by it",
-                paths::display(&t.path, &ctx.run_dir)
-            ));
-            out.unchecked_files = true;
+            out.notes.push(Note::Incomplete(RunReason::LinterTurnedOff {
+                file: t.path.clone(),
+                why,
+            }));
         }
         if specs.is_empty() {
             continue;
@@ -161,11 +166,10 @@ pub(super) fn resolve(
         if let Some(why) = &t.unchecked {
             // The servers cannot be shown it: an incomplete check, said as such. (Its
             // `after` is `None` like a deleted file's, and must not be taken for one.)
-            out.notes.push(format!(
-                "{}: {why}, not checked",
-                paths::display(&t.path, &ctx.run_dir)
-            ));
-            out.unchecked_files = true;
+            out.notes.push(Note::Incomplete(RunReason::FileNotShown {
+                file: t.path.clone(),
+                why: why.clone(),
+            }));
             continue;
         }
         // Every server of the file checks it, each in a group of its own.
@@ -211,22 +215,21 @@ fn note_unmapped(
     file: &std::path::Path,
     out: &mut Resolved,
 ) {
-    let manifest = paths::display(&u.manifest, &ctx.run_dir);
     let root = u.manifest.parent().unwrap_or(&ctx.workspace);
-    out.notes.push(format!(
-        "{manifest}: a monorepo lspgate cannot map ({}): the packages under {} that may \
-         import {} were not checked",
-        u.why,
-        paths::display(root, &ctx.run_dir),
-        paths::display(file, &ctx.run_dir)
-    ));
-    out.unchecked_files = true;
+    out.notes
+        .push(Note::Incomplete(RunReason::ManifestNotMapped {
+            manifest: u.manifest.clone(),
+            why: u.why.clone(),
+            root: root.to_path_buf(),
+            file: file.to_path_buf(),
+        }));
 }
 
 /// Packages of the workspace that depend on a group's package by their manifests but
 /// lie outside its root, with no workspace manifest lspgate maps to put them under
 /// one server (`monorepo::dependents_outside`): not checked, and said so.
 fn note_packages_outside(ctx: &Context, out: &mut Resolved) {
+    let mut reasons = Vec::new();
     for g in &out.groups {
         if g.spec.coverage.monorepos.is_empty() || g.monorepo().is_some() {
             continue;
@@ -239,19 +242,17 @@ fn note_packages_outside(ctx: &Context, out: &mut Resolved) {
         if outside.is_empty() {
             continue;
         }
-        let names: Vec<String> = outside
-            .iter()
-            .map(|(dir, name)| format!("{name} ({})", paths::display(dir, &ctx.run_dir)))
+        let packages = outside
+            .into_iter()
+            .map(|(dir, name)| Package { name, dir })
             .collect();
-        out.notes.push(format!(
-            "{}: packages that depend on {} by their manifests were not checked: {} (no \
-             workspace manifest lspgate maps puts them under one server)",
-            g.spec.name,
-            paths::display(&g.root, &ctx.run_dir),
-            super::summarize(&names)
-        ));
-        out.unchecked_files = true;
+        reasons.push(RunReason::PackagesOutside {
+            server: g.spec.name.clone(),
+            root: g.root.clone(),
+            packages,
+        });
     }
+    out.notes.extend(reasons.into_iter().map(Note::Incomplete));
 }
 
 /// The dependents each group asks about, by what its server can say of them
@@ -293,7 +294,8 @@ pub(super) fn pulls_unopened(g: &Group) -> bool {
 pub(super) fn connect<'a>(
     pool: &mut Pool,
     groups: impl IntoIterator<Item = &'a mut Group>,
-    notes: &mut Vec<String>,
+    tracked: &[Tracked],
+    notes: &mut Vec<Note>,
 ) {
     for g in groups {
         if let Some(i) = pool.find(&g.spec.name, &g.root) {
@@ -306,17 +308,20 @@ pub(super) fn connect<'a>(
             // It crashed since an earlier run (the daemon keeps a crashed server and
             // its documents for this): restarted with them, unless it crash-loops.
             if pool.crashed(i) {
-                g.cold = revive(pool, i, g, notes, "had crashed since the last run").is_some();
+                let what = "had crashed since the last run";
+                g.cold = revive(pool, i, g, tracked, notes, what).is_some();
                 continue;
             }
         }
         let Some(program) = config::which(&g.spec.command) else {
             g.status = ServerStatus::Missing;
-            g.detail = Some(format!(
-                "not installed ({}; install: {})",
-                config::not_found(&g.spec.command),
-                g.spec.install_hint
-            ));
+            g.reasons.push(ServerReason::NotInstalled {
+                server: g.spec.name.clone(),
+                command: g.spec.command.clone(),
+                why: config::not_found(&g.spec.command),
+                install: g.spec.install_hint.clone(),
+                files: g.paths(tracked),
+            });
             continue;
         };
         match pool.start(&g.spec, &program, &g.root) {
@@ -326,7 +331,12 @@ pub(super) fn connect<'a>(
             }
             Err(e) => {
                 g.status = ServerStatus::Failed;
-                g.detail = Some(format!("failed to start `{}`: {e}", g.spec.command));
+                g.reasons.push(ServerReason::StartFailed {
+                    server: g.spec.name.clone(),
+                    command: g.spec.command.clone(),
+                    error: e.to_string(),
+                    files: g.paths(tracked),
+                });
             }
         }
     }
@@ -341,7 +351,8 @@ fn revive(
     pool: &mut Pool,
     old: ServerId,
     g: &mut Group,
-    notes: &mut Vec<String>,
+    tracked: &[Tracked],
+    notes: &mut Vec<Note>,
     what_happened: &str,
 ) -> Option<ServerId> {
     g.revived = true;
@@ -349,17 +360,22 @@ fn revive(
     let docs = pool.server(old).doc_count();
     match pool.restart(old) {
         Ok(new) => {
-            notes.push(format!(
+            notes.push(Note::Info(format!(
                 "{} {what_happened} ({reason}); restarted it and reopened {docs} file{}",
                 g.spec.name,
                 if docs == 1 { "" } else { "s" }
-            ));
+            )));
             g.server = Some(new);
             Some(new)
         }
         Err(NotRestarted(why)) => {
             g.status = ServerStatus::Crashed;
-            g.detail = Some(format!("{reason}; {why}; its files were not checked"));
+            g.reasons.push(ServerReason::NotRestarted {
+                server: g.spec.name.clone(),
+                message: reason,
+                why,
+                files: g.paths(tracked),
+            });
             None
         }
     }
@@ -372,8 +388,9 @@ fn revive(
 pub(super) fn revive_crashed(
     pool: &mut Pool,
     groups: &mut [Group],
+    tracked: &[Tracked],
     lists: &mut [&mut Vec<Target>],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> bool {
     let mut any = false;
     for g in groups.iter_mut() {
@@ -381,7 +398,7 @@ pub(super) fn revive_crashed(
         if g.revived || !pool.crashed(old) {
             continue;
         }
-        let Some(new) = revive(pool, old, g, notes, "crashed during the run") else {
+        let Some(new) = revive(pool, old, g, tracked, notes, "crashed during the run") else {
             continue;
         };
         for target in lists.iter_mut().flat_map(|l| l.iter_mut()) {
@@ -410,13 +427,14 @@ pub(super) fn revive_crashed(
 pub(super) fn settle_reviving(
     pool: &mut Pool,
     groups: &mut [Group],
-    notes: &mut Vec<String>,
+    tracked: &[Tracked],
+    notes: &mut Vec<Note>,
     targets: &mut Vec<Target>,
     also: &mut Vec<Target>,
     deadline: Instant,
 ) -> wait::Outcome {
     let first = wait::settle_prefetching(pool, targets, also, deadline);
-    if !revive_crashed(pool, groups, &mut [targets, also], notes) {
+    if !revive_crashed(pool, groups, tracked, &mut [targets, also], notes) {
         return first;
     }
     let second = wait::settle_prefetching(pool, targets, also, deadline);

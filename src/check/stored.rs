@@ -6,6 +6,7 @@
 
 use crate::baseline::{Baselines, ForRun, Lookup, Stored, Tree};
 use crate::lsp::Pool;
+use crate::model::Note;
 use crate::paths;
 
 use super::before::Before;
@@ -33,7 +34,7 @@ pub(super) fn look_up(
     groups: &mut [Group],
     tracked: &[Tracked],
     kind: Kind,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     let Some(baselines) = Baselines::of(&ctx.workspace) else {
         return;
@@ -50,11 +51,11 @@ pub(super) fn look_up(
                 Lookup::Found(stored) => Some(stored),
                 Lookup::Absent => None,
                 Lookup::Unusable { path, why } => {
-                    notes.push(format!(
+                    notes.push(Note::Info(format!(
                         "the stored baseline {} of {} was not used: {why}",
                         paths::display(&path, &ctx.run_dir),
                         g.spec.name
-                    ));
+                    )));
                     None
                 }
             }
@@ -67,9 +68,14 @@ pub(super) fn look_up(
 
 /// Connect the servers of every group but those whose before view is stored: they
 /// start once the edit is written ([`start_after_edit`]).
-pub(super) fn connect_before_edit(pool: &mut Pool, groups: &mut [Group], notes: &mut Vec<String>) {
+pub(super) fn connect_before_edit(
+    pool: &mut Pool,
+    groups: &mut [Group],
+    tracked: &[Tracked],
+    notes: &mut Vec<Note>,
+) {
     let now = groups.iter_mut().filter(|g| !g.uses_stored_baseline());
-    servers::connect(pool, now, notes);
+    servers::connect(pool, now, tracked, notes);
 }
 
 /// Once the edit is on disk: start the server of each group whose before view is
@@ -81,10 +87,10 @@ pub(super) fn start_after_edit(
     groups: &mut [Group],
     tracked: &[Tracked],
     before: &mut Before,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     let started = groups.iter_mut().filter(|g| g.uses_stored_baseline());
-    servers::connect(pool, started, notes);
+    servers::connect(pool, started, tracked, notes);
     for g in groups.iter_mut().filter(|g| g.uses_stored_baseline()) {
         let (Some(s), Some(found)) = (g.server, g.baseline.as_ref().and_then(|b| b.found.as_ref()))
         else {
@@ -116,7 +122,7 @@ pub(super) fn keep(
     (groups, tracked): (&[Group], &[Tracked]),
     kind: Kind,
     incomplete: bool,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) {
     let has_change = kind.has_change;
     let Some(baselines) = Baselines::of(&ctx.workspace).filter(|_| !incomplete) else {
@@ -145,18 +151,18 @@ pub(super) fn keep(
         let files = stored.files.len();
         match baselines.store(&g.spec.name, &tree.key(&g.spec), stored) {
             // Said for a check of files as they are (`baseline` is one).
-            Ok(_) if !has_change => notes.push(format!(
+            Ok(_) if !has_change => notes.push(Note::Info(format!(
                 "stored a baseline of {} for {} ({files} file{} with diagnostics) for later \
                  cold runs",
                 g.spec.name,
                 paths::display(&g.root, &ctx.run_dir),
                 if files == 1 { "" } else { "s" }
-            )),
+            ))),
             Ok(_) => {}
-            Err(e) => notes.push(format!(
+            Err(e) => notes.push(Note::Info(format!(
                 "the baseline of {} could not be stored for later runs: {e}",
                 g.spec.name
-            )),
+            ))),
         }
     }
 }

@@ -1,31 +1,27 @@
-//! What was and was not checked: each server's status and the notes that say why a
-//! check is incomplete. An incomplete check never passes as clean (exit 3).
+//! What was and was not checked: each server's status and the reasons a check is
+//! incomplete. An incomplete check never passes as clean (exit 3).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::lsp::{Pool, ServerId};
-use crate::model::ServerStatus;
+use crate::model::{Note, Phase, RunReason, ServerReason, ServerStatus};
 use crate::wait::{Outcome, Unsettled};
 
+use super::Context;
 use super::Kind;
 use super::before::{Before, workspace_servers};
 use super::files::Tracked;
 use super::notify::Targets;
 use super::servers::Group;
 use super::waits::Waits;
-use super::{Context, fmt_duration, summarize};
-use crate::paths;
 
-/// What was not checked, all told.
+/// What was not checked, all told (besides each group's own reasons).
 pub(super) struct Verdict {
     /// A wait ran out.
     pub timed_out: bool,
-    /// Something the run needed went unchecked (a server not ok, a wait out, a likely
-    /// dependent not checked): exit 3 unless something new was found.
-    pub incomplete: bool,
     /// Why, one note each.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Judge the run after its waits: each server's status, and the notes that say what
@@ -42,27 +38,22 @@ pub(super) fn judge(
     kind: Kind,
 ) -> Verdict {
     let has_cross = !targets.cross.is_empty() || !workspace_servers(pool, groups).is_empty();
-    let mut timed_out = judge_servers(pool, ctx, groups, waits, has_cross);
+    let mut timed_out = judge_servers(pool, ctx, groups, waits, tracked, has_cross);
     timed_out |= judge_baselines(ctx, groups, &before.unsettled);
-    let mut notes = Vec::new();
-    let mut unchecked = unchecked_dependents_notes(ctx, groups);
+    let mut reasons = unchecked_dependents(groups);
     if kind.has_change {
-        unchecked.extend(before_missing_note(ctx, &before.missing));
+        reasons.extend(before_missing(&before.missing));
     }
     if !written && kind.has_change {
-        unchecked.extend(unsaved_dependents_notes(ctx, groups));
+        reasons.extend(unsaved_dependents(groups));
     }
     if !kind.before_is_disk {
-        unchecked.extend(unresolvable_notes(pool, ctx, groups, tracked));
+        reasons.extend(unresolvable(pool, groups, tracked));
     }
-    let incomplete =
-        timed_out || !unchecked.is_empty() || groups.iter().any(|g| g.status != ServerStatus::Ok);
-    notes.extend(unchecked);
-    notes.extend(packages_not_checked(ctx, groups, waits));
+    reasons.extend(packages_not_checked(groups, waits));
     Verdict {
         timed_out,
-        incomplete,
-        notes,
+        notes: reasons.into_iter().map(Note::Incomplete).collect(),
     }
 }
 
@@ -73,6 +64,7 @@ fn judge_servers(
     ctx: &Context,
     groups: &mut [Group],
     waits: &Waits,
+    tracked: &[Tracked],
     has_cross: bool,
 ) -> bool {
     let opts = &ctx.options;
@@ -94,42 +86,41 @@ fn judge_servers(
             } else {
                 ServerStatus::Failed
             };
-            let again = if g.revived {
-                "; it crashed again after its restart"
-            } else {
-                ""
-            };
-            g.detail = Some(format!("{reason}{again}; its files were not checked"));
+            g.reasons = vec![ServerReason::Crashed {
+                server: g.spec.name.clone(),
+                message: reason.to_string(),
+                initialized: server.initialized(),
+                again: g.revived,
+                files: g.paths(tracked),
+            }];
             continue;
         }
         if let Some(why) = server.load_failure() {
             g.status = ServerStatus::Failed;
-            g.detail = Some(format!(
-                "it could not load the project ({why}); its files were not checked"
-            ));
+            g.reasons = vec![ServerReason::ProjectNotLoaded {
+                server: g.spec.name.clone(),
+                message: why.to_string(),
+                files: g.paths(tracked),
+            }];
             continue;
         }
-        let problems: Vec<String> = [
-            (&waits.primary, "timed out", opts.timeout),
-            (
-                &waits.cross,
-                "cross-file wait timed out",
-                opts.cross_file_timeout,
-            ),
+        let problems: Vec<ServerReason> = [
+            (&waits.primary, Phase::Primary, opts.timeout),
+            (&waits.cross, Phase::CrossFile, opts.cross_file_timeout),
         ]
         .into_iter()
-        .filter_map(|(outcome, label, limit)| unsettled_text(ctx, outcome, s, label, limit))
+        .filter_map(|(outcome, phase, limit)| unsettled(&g.spec.name, outcome, s, phase, limit))
         .collect();
-        let unreadable: Vec<String> = [&waits.primary, &waits.cross]
+        let unreadable: Vec<ServerReason> = [&waits.primary, &waits.cross]
             .into_iter()
-            .flat_map(|outcome| unreadable_texts(ctx, outcome, s))
+            .flat_map(|outcome| unreadable(&g.spec.name, outcome, s))
             .collect();
         if !problems.is_empty() || !unreadable.is_empty() {
             // A file answered in a message too large to read is not checked: the
             // status is not ok (exit 3), though no wait ran out.
             timed_out |= !problems.is_empty();
             g.status = ServerStatus::Timeout;
-            g.detail = Some([unreadable, problems].concat().join("; "));
+            g.reasons = [unreadable, problems].concat();
         }
     }
     timed_out
@@ -139,7 +130,7 @@ fn judge_servers(
 /// unchecked, one note per server: those of the files a wait left unsettled, or every
 /// package when the server did not check at all (missing, failed, crashed) or did not
 /// say which files it left.
-fn packages_not_checked(ctx: &Context, groups: &[Group], waits: &Waits) -> Vec<String> {
+fn packages_not_checked(groups: &[Group], waits: &Waits) -> Vec<RunReason> {
     let mut notes = Vec::new();
     for g in groups.iter().filter(|g| g.status != ServerStatus::Ok) {
         let Some(m) = g.monorepo() else { continue };
@@ -159,24 +150,23 @@ fn packages_not_checked(ctx: &Context, groups: &[Group], waits: &Waits) -> Vec<S
         if names.is_empty() {
             continue;
         }
-        notes.push(format!(
-            "{}: packages of the monorepo at {} not checked: {}",
-            g.spec.name,
-            paths::display(&m.root, &ctx.run_dir),
-            summarize(&names)
-        ));
+        notes.push(RunReason::PackagesNotChecked {
+            server: g.spec.name.clone(),
+            monorepo: m.root.clone(),
+            packages: names,
+        });
     }
     notes
 }
 
-/// What server `s` left unsettled in a wait, as a note, or `None`.
-fn unsettled_text(
-    ctx: &Context,
+/// What server `s` left unsettled in a wait, or `None`.
+fn unsettled(
+    server: &str,
     outcome: &Outcome,
     s: ServerId,
-    label: &str,
+    phase: Phase,
     limit: Duration,
-) -> Option<String> {
+) -> Option<ServerReason> {
     let mine: Vec<&Unsettled> = outcome
         .unsettled
         .iter()
@@ -185,39 +175,31 @@ fn unsettled_text(
     if mine.is_empty() {
         return None;
     }
-    let paths: Vec<String> = mine
-        .iter()
-        .filter_map(|u| u.path.as_ref())
-        .map(|p| paths::display(p, &ctx.run_dir))
-        .collect();
-    let why = mine
-        .iter()
-        .find(|u| u.path.is_none())
-        .map(|u| u.reason.clone());
-    let mut text = format!("{label} after {}", fmt_duration(limit));
-    if let Some(why) = why {
-        text.push_str(&format!(" ({why})"));
-    }
-    if !paths.is_empty() {
-        text.push_str(&format!("; not checked: {}", summarize(&paths)));
-    }
-    Some(text)
+    Some(ServerReason::TimedOut {
+        server: server.to_string(),
+        phase,
+        limit_ms: limit.as_millis() as u64,
+        why: mine
+            .iter()
+            .find(|u| u.path.is_none())
+            .map(|u| u.reason.clone()),
+        files: mine.iter().filter_map(|u| u.path.clone()).collect(),
+    })
 }
 
 /// The files server `s` answered for in a wait with a message too large to read,
-/// one note each: the file, why, and that it was not checked.
-fn unreadable_texts(ctx: &Context, outcome: &Outcome, s: ServerId) -> Vec<String> {
+/// one reason each.
+fn unreadable(server: &str, outcome: &Outcome, s: ServerId) -> Vec<ServerReason> {
     outcome
         .unsettled
         .iter()
         .filter(|u| u.server == s && u.unreadable)
         .filter_map(|u| {
-            let path = paths::display(u.path.as_ref()?, &ctx.run_dir);
-            Some(format!(
-                "its diagnostics of {path} came in a message too large to read: {}; not \
-                 checked: {path}",
-                u.reason
-            ))
+            Some(ServerReason::MessageTooLarge {
+                server: server.to_string(),
+                file: u.path.clone()?,
+                why: u.reason.clone(),
+            })
         })
         .collect()
 }
@@ -233,59 +215,38 @@ fn judge_baselines(ctx: &Context, groups: &mut [Group], unsettled: &[Unsettled])
             continue;
         };
         any = true;
-        let text = format!(
-            "its analysis of the workspace did not finish within {} (--startup-timeout; {}), \
-             so none of what it says counts as new",
-            fmt_duration(ctx.options.startup_timeout),
-            u.reason
-        );
         g.status = ServerStatus::Timeout;
-        g.detail = Some(match g.detail.take() {
-            Some(earlier) => format!("{text}; {earlier}"),
-            None => text,
-        });
+        g.reasons.insert(
+            0,
+            ServerReason::WorkspaceUnfinished {
+                server: g.spec.name.clone(),
+                limit_ms: ctx.options.startup_timeout.as_millis() as u64,
+                why: u.reason.clone(),
+            },
+        );
     }
     any
 }
 
-/// The note for files whose before view did not arrive.
-fn before_missing_note(ctx: &Context, missing: &[PathBuf]) -> Option<String> {
-    if missing.is_empty() {
-        return None;
-    }
-    let paths: Vec<String> = missing
-        .iter()
-        .map(|p| paths::display(p, &ctx.run_dir))
-        .collect();
-    Some(format!(
-        "no before view of {} (servers too slow): what they say now cannot be told new \
-         from old, so none of it counts as new; not checked: {}",
-        summarize(&paths),
-        summarize(&paths)
-    ))
+/// Files whose before view did not arrive.
+fn before_missing(missing: &[PathBuf]) -> Option<RunReason> {
+    (!missing.is_empty()).then(|| RunReason::BeforeViewMissing {
+        files: missing.to_vec(),
+    })
 }
 
 /// clangd 14 builds a file's includes from the disk, not from open documents: the
 /// dependents of a header change it has not seen written were re-read with the old
-/// header, and their "no change" proves nothing. Returns the notes, one per server.
-fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
+/// header, and their "no change" proves nothing. One reason per server.
+fn unsaved_dependents(groups: &[Group]) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
             g.server.is_some() && !g.spec.wait.dependents_see_unsaved && !g.dependents.is_empty()
         })
-        .map(|g| {
-            let paths: Vec<String> = g
-                .dependents
-                .iter()
-                .map(|p| paths::display(p, &ctx.run_dir))
-                .collect();
-            format!(
-                "{} reads included files from disk, so the files depending on a change \
-                 not written to disk were not rechecked: {}",
-                g.spec.name,
-                summarize(&paths)
-            )
+        .map(|g| RunReason::DependentsUnsaved {
+            server: g.spec.name.clone(),
+            files: g.dependents.clone(),
         })
         .collect()
 }
@@ -297,13 +258,8 @@ fn unsaved_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
 /// has seen the file gone (or there) before its word on the importers without the
 /// change can be asked, and a deleted module's broken imports passed as already there
 /// (rich and mobx in the corpus's hook mode, exit 0). Such a group's dependents are
-/// said not to be compared: one note each.
-fn unresolvable_notes(
-    pool: &Pool,
-    ctx: &Context,
-    groups: &[Group],
-    tracked: &[Tracked],
-) -> Vec<String> {
+/// said not to be compared: one reason each.
+fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked]) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
@@ -312,53 +268,39 @@ fn unresolvable_notes(
             })
         })
         .filter_map(|g| {
-            let moved: Vec<String> = g
+            let moved: Vec<PathBuf> = g
                 .files
                 .iter()
                 .map(|&i| &tracked[i])
                 .filter(|t| t.before.is_none() || t.after.is_none())
-                .map(|t| paths::display(&t.path, &ctx.run_dir))
+                .map(|t| t.path.clone())
                 .collect();
-            (!moved.is_empty()).then(|| {
-                format!(
-                    "{} reads the disk, where {} already is as the change leaves it: the \
-                     files importing it were not compared (edit through lspgate for an \
-                     exact check)",
-                    g.spec.name,
-                    summarize(&moved)
-                )
+            (!moved.is_empty()).then(|| RunReason::DiskAlreadyChanged {
+                server: g.spec.name.clone(),
+                files: moved,
             })
         })
         .collect()
 }
 
 /// Likely dependents a scan found and the run did not check (beyond the cap, or in a
-/// root too large to read through): one note per server. Never silent.
-fn unchecked_dependents_notes(ctx: &Context, groups: &[Group]) -> Vec<String> {
-    let mut notes = Vec::new();
+/// root too large to read through): one reason per server. Never silent.
+fn unchecked_dependents(groups: &[Group]) -> Vec<RunReason> {
+    let mut reasons = Vec::new();
     for g in groups.iter().filter(|g| g.server.is_some()) {
         if !g.dropped.is_empty() {
-            let paths: Vec<String> = g
-                .dropped
-                .iter()
-                .map(|p| paths::display(p, &ctx.run_dir))
-                .collect();
-            notes.push(format!(
-                "{}: {} likely dependent{} not checked (over {} per run): {}",
-                g.spec.name,
-                paths.len(),
-                if paths.len() == 1 { "" } else { "s" },
-                g.dependents.len(),
-                summarize(&paths)
-            ));
+            reasons.push(RunReason::DependentsOverCap {
+                server: g.spec.name.clone(),
+                cap: g.dependents.len(),
+                files: g.dropped.clone(),
+            });
         }
         if g.unscanned {
-            notes.push(format!(
-                "{}: {} has too many files to scan for dependents; some may not have been checked",
-                g.spec.name,
-                paths::display(&g.root, &ctx.run_dir)
-            ));
+            reasons.push(RunReason::DependentsUnscanned {
+                server: g.spec.name.clone(),
+                root: g.root.clone(),
+            });
         }
     }
-    notes
+    reasons
 }

@@ -6,10 +6,11 @@
 use std::time::Instant;
 
 use crate::lsp::Pool;
-use crate::model::Options;
+use crate::model::{Note, Options};
 use crate::wait::{self, Outcome};
 
 use super::before::workspace_servers;
+use super::files::Tracked;
 use super::notify::Targets;
 use super::servers::{Group, again, revive_crashed, settle_reviving};
 
@@ -27,7 +28,8 @@ pub(super) fn wait_after_edit(
     opts: &Options,
     groups: &mut [Group],
     targets: &mut Targets,
-    notes: &mut Vec<String>,
+    tracked: &[Tracked],
+    notes: &mut Vec<Note>,
 ) -> Waits {
     let notified = Instant::now();
     let Targets { primary, cross, .. } = targets;
@@ -44,15 +46,28 @@ pub(super) fn wait_after_edit(
         } else {
             opts.startup_timeout
         };
-    let mut primary_outcome =
-        settle_reviving(pool, groups, notes, primary, cross, primary_deadline);
+    let mut primary_outcome = settle_reviving(
+        pool,
+        groups,
+        tracked,
+        notes,
+        primary,
+        cross,
+        primary_deadline,
+    );
     let cross_deadline = Instant::now() + opts.cross_file_timeout;
     let mut cross_outcome = if cross.is_empty() {
         Outcome::default()
     } else {
         let deadline = cross_deadline;
         let first = wait::settle(pool, cross, deadline);
-        if revive_crashed(pool, groups, &mut [&mut *primary, &mut *cross], notes) {
+        if revive_crashed(
+            pool,
+            groups,
+            tracked,
+            &mut [&mut *primary, &mut *cross],
+            notes,
+        ) {
             // The restarted server's primary files are settled again first: its
             // earlier answers died with it.
             let primary_again = wait::settle(pool, primary, deadline);

@@ -14,7 +14,7 @@ pub(crate) fn cache_command(
     query: &daemon::protocol::CacheQuery,
     write: impl FnOnce(&mut dyn std::io::Write, daemon::client::Cached) -> std::io::Result<()>,
     format: Format,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<exit::Outcome> {
     match daemon::client::query(workspace, what, query)? {
         Some(cached) => report::daemon::print(|out| write(out, cached))?,
         None => {
@@ -24,7 +24,7 @@ pub(crate) fn cache_command(
             }
         }
     }
-    Ok(exit::OK)
+    Ok(exit::Outcome::Clean)
 }
 
 /// `logs` and `messages`: one of a server's message rings, from the daemon.
@@ -34,7 +34,7 @@ pub(crate) fn ring_command(
     limit: Option<usize>,
     level: Option<i32>,
     format: Format,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<exit::Outcome> {
     let query = daemon::protocol::CacheQuery {
         limit,
         level,

@@ -5,11 +5,12 @@ use std::path::Path;
 use crate::cli::DaemonAction;
 use crate::daemon::client;
 use crate::daemon::paths::Paths;
+use crate::exit::Outcome;
 use crate::model::Format;
 use crate::report::daemon::{print, write_status, write_statuses};
 
 /// `lspgate daemon ACTION` for `workspace`; returns the exit status.
-pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
+pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<Outcome> {
     let paths = Paths::for_workspace(workspace)
         .map_err(|e| anyhow::anyhow!("daemon runtime directory: {e}"))?;
     let say = |text: String| print(|out| writeln!(out, "{text}"));
@@ -21,9 +22,9 @@ pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
                 _ => print(|out| write_statuses(out, &statuses, *format))?,
             }
             Ok(if statuses.is_empty() {
-                1
+                Outcome::Failed
             } else {
-                crate::exit::OK
+                Outcome::Clean
             })
         }
         DaemonAction::Status { all: false, format } => match client::status(&paths) {
@@ -32,28 +33,28 @@ pub fn command(action: &DaemonAction, workspace: &Path) -> anyhow::Result<i32> {
                     Format::Json => say(serde_json::to_string(&status)?)?,
                     Format::Text => print(|out| write_status(out, &status))?,
                 }
-                Ok(crate::exit::OK)
+                Ok(Outcome::Clean)
             }
             None => {
                 match format {
                     Format::Json => say("null".into())?,
                     Format::Text => say(format!("no daemon for {}", workspace.display()))?,
                 }
-                Ok(1)
+                Ok(Outcome::Failed)
             }
         },
         DaemonAction::Stop => {
             say(client::stop(&paths)?)?;
-            Ok(crate::exit::OK)
+            Ok(Outcome::Clean)
         }
         DaemonAction::Start => {
             say(client::start(&paths, workspace)?)?;
-            Ok(crate::exit::OK)
+            Ok(Outcome::Clean)
         }
         DaemonAction::Restart => {
             client::stop(&paths)?;
             say(client::start(&paths, workspace)?)?;
-            Ok(crate::exit::OK)
+            Ok(Outcome::Clean)
         }
     }
 }

@@ -15,19 +15,19 @@ pub fn command(
     last: bool,
     limit: usize,
     format: Format,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<crate::exit::Outcome> {
     let view = report::history::View { run_dir, format };
     if !last && run.is_none() {
         let runs = history::list(workspace, limit).map_err(|e| anyhow::anyhow!("history: {e}"))?;
         report::history::print_list(&runs, workspace, &view)?;
-        return Ok(crate::exit::OK);
+        return Ok(crate::exit::Outcome::Clean);
     }
     let found = history::find(workspace, run)?;
     if !last {
         report::history::print_run(&found, None, &view)?;
-        return Ok(crate::exit::OK);
+        return Ok(crate::exit::Outcome::Clean);
     }
     let gate = history::gate(workspace, &found).map_err(|e| anyhow::anyhow!("history: {e}"))?;
     report::history::print_run(&found, Some(&gate), &view)?;
-    Ok(gate.exit_code)
+    Ok(gate.outcome)
 }

@@ -9,11 +9,12 @@ pub mod mcp;
 pub mod run;
 
 use crate::error::Result;
+use crate::exit::Outcome;
 use crate::invocation::{Action, Invocation};
-use crate::{daemon as daemon_client, doctor, exit, report};
+use crate::{daemon as daemon_client, doctor, report};
 
-/// Do what `invocation` asks; returns the exit status.
-pub fn dispatch(invocation: Invocation) -> Result<i32> {
+/// Do what `invocation` asks; returns how it ended.
+pub fn dispatch(invocation: Invocation) -> Result<Outcome> {
     let Invocation {
         run_dir,
         workspace,
@@ -87,7 +88,7 @@ pub fn dispatch(invocation: Invocation) -> Result<i32> {
             let doctor = doctor::gather(&workspace, &run_dir, trust_project, file.as_deref())
                 .map_err(anyhow::Error::from)?;
             report::servers::print(&doctor, format)?;
-            Ok(exit::OK)
+            Ok(Outcome::Clean)
         }
     }
 }

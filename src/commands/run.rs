@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::error::{Error, Failure};
+use crate::exit::Outcome;
 use crate::model::{ReportArgs, Reporting};
 use crate::{
     changed, check, config, daemon, edit, exit, history, lsp, model, print_error, report, staged,
@@ -117,7 +118,7 @@ pub fn reporting_run(
     };
     let settled = changes
         .as_ref()
-        .is_none_or(|c| settled_change(c, workspace, setting.run_dir, &options, &mut report));
+        .is_none_or(|c| settled_change(c, workspace, &options, &mut report));
     // A run incomplete only for what it could never know still moves the baseline.
     let known_gap = changes.as_ref().is_some_and(|c| {
         let disk = note_disk_checkers(&loaded_servers, &options, &mut report);
@@ -144,7 +145,7 @@ pub(crate) fn report_run(
     invocation: &history::Invocation,
     request: Reporting,
     quiet: bool,
-) -> crate::error::Result<i32> {
+) -> crate::error::Result<Outcome> {
     let line = report::progress::StatusLine::for_stderr(quiet)
         .map(|line| Box::new(line) as Box<dyn crate::model::progress::Watcher>);
     match reporting_run(setting, invocation, request, line)? {
@@ -161,7 +162,7 @@ pub(crate) fn report_run(
                 },
             };
             match report::print(&report, &render) {
-                Ok(()) => Ok(report.exit_code),
+                Ok(()) => Ok(report.outcome),
                 Err(e) => Err(not_printed(&report, &e)),
             }
         }
@@ -183,9 +184,9 @@ fn not_printed(report: &model::Report, e: &std::io::Error) -> Error {
         message: format!(
             "{what} (its verdict: exit status {}; recorded in the history), but its report \
              could not be printed: {e}",
-            report.exit_code
+            exit::status(report.outcome)
         ),
-        found_errors: report.exit_code == exit::NEW_DIAGNOSTICS,
+        found_errors: report.outcome == Outcome::NewDiagnostics,
     }
 }
 
@@ -235,28 +236,22 @@ fn run_in_process(
 fn settled_change(
     changes: &changed::Changes,
     workspace: &Path,
-    run_dir: &Path,
     options: &model::Options,
     report: &mut model::Report,
 ) -> bool {
     report.notes.extend(changes.note());
     if changes.since == changed::Since::Nothing {
-        // Nothing to measure from: never a clean result.
-        report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+        // Nothing to measure from (`RunReason::NoBaseline`): never a clean result.
+        report.decide_outcome(options.fail_on);
     }
     let moved = changes.moved_since(workspace);
     if moved.is_empty() {
         return true;
     }
-    let shown: Vec<String> = moved
-        .iter()
-        .map(|p| crate::paths::display(p, run_dir))
-        .collect();
-    report.notes.push(format!(
-        "check --changed: written again while it was checked, so not checked as it is now: {}",
-        shown.join(", ")
+    report.notes.push(model::Note::Incomplete(
+        model::RunReason::ChangedDuringCheck { files: moved },
     ));
-    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
+    report.decide_outcome(options.fail_on);
     false
 }
 
@@ -273,7 +268,7 @@ fn note_disk_checkers(
     options: &model::Options,
     report: &mut model::Report,
 ) -> bool {
-    let disk: Vec<&str> = report
+    let disk: Vec<String> = report
         .servers
         .iter()
         .filter(|r| {
@@ -281,20 +276,19 @@ fn note_disk_checkers(
                 .iter()
                 .any(|s| s.name == r.name && s.wait.check_after_save)
         })
-        .map(|r| r.name.as_str())
+        .map(|r| r.name.clone())
         .collect();
     if disk.is_empty() {
         return false;
     }
-    report.notes.push(format!(
-        "check --changed: {} checks the disk, which already holds the change, so its word \
-         before the change cannot be asked for and the files it checks were not compared; \
-         edit through lspgate (patch, edit, write) for an exact check",
-        disk.join(", ")
-    ));
-    let was = report.exit_code;
-    report.exit_code = model::exit_code(&report.files, options.fail_on, true);
-    was == exit::OK || was == exit::NEW_DIAGNOSTICS
+    report
+        .notes
+        .push(model::Note::Incomplete(model::RunReason::DiskChecker {
+            servers: disk,
+        }));
+    let was = report.outcome;
+    report.decide_outcome(options.fail_on);
+    matches!(was, Outcome::Clean | Outcome::NewDiagnostics)
 }
 
 /// After a run: the baseline of `check --changed` takes the tree a complete `check
@@ -310,9 +304,7 @@ fn move_baseline(
 ) {
     let moved = match changes {
         Some(changes)
-            if known_gap
-                || report.exit_code == exit::OK
-                || report.exit_code == exit::NEW_DIAGNOSTICS =>
+            if known_gap || matches!(report.outcome, Outcome::Clean | Outcome::NewDiagnostics) =>
         {
             changed::accept(workspace, changes)
         }

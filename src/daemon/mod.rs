@@ -40,6 +40,7 @@ use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
 use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
+use crate::model::Note;
 use crate::servers::{ServerSpec, quirks};
 use paths::Paths;
 use protocol::{
@@ -76,8 +77,8 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 const PROGRESS_WRITE: Duration = Duration::from_millis(500);
 
 /// If `args` ask for the daemon (`lspgate __daemon --workspace DIR`), be it and
-/// return the exit status; otherwise `None`.
-pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
+/// return how it ended; otherwise `None`.
+pub fn serve_if_asked(args: &[OsString]) -> Option<crate::exit::Outcome> {
     if args.get(1).is_none_or(|a| a != SUBCOMMAND) {
         return None;
     }
@@ -85,14 +86,14 @@ pub fn serve_if_asked(args: &[OsString]) -> Option<i32> {
         Some([flag, dir]) if flag == "--workspace" => PathBuf::from(dir),
         _ => {
             log(&format!("usage: lspgate {SUBCOMMAND} --workspace DIR"));
-            return Some(crate::exit::BAD_INPUT);
+            return Some(crate::exit::Outcome::BadInput);
         }
     };
     match serve(&workspace) {
-        Ok(()) => Some(crate::exit::OK),
+        Ok(()) => Some(crate::exit::Outcome::Clean),
         Err(e) => {
             log(&format!("exiting: {e:#}"));
-            Some(1)
+            Some(crate::exit::Outcome::Failed)
         }
     }
 }
@@ -474,13 +475,15 @@ impl Daemon {
         match result {
             Ok(Ok(mut report)) => {
                 // Before the run's own notes: it happened first.
-                report.notes.splice(0..0, std::mem::take(&mut self.notes));
+                let earlier = std::mem::take(&mut self.notes).into_iter();
+                report.notes.splice(0..0, earlier.map(Note::Info));
                 for (root, why) in self.watch.unwatched() {
-                    report.notes.push(format!(
+                    // It walks the root instead: the check is complete all the same.
+                    report.notes.push(Note::Info(format!(
                         "the daemon does not watch {} ({why}): it walks it before every run \
                          instead",
                         root.display()
-                    ));
+                    )));
                 }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
                 // Before the client may change anything again: a change made after the

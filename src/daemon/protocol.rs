@@ -28,8 +28,10 @@ use crate::servers::ServerSpec;
 /// (diagnostics, logs, messages) and crash counts in the status. 3: the client's umask
 /// and trust in a run, the exit status in `Failed`. 4: a run's file contents follow
 /// its frame raw ([`WireJob`]). 5: `Failed` carries the failure's kind
-/// (`error::Failure`), not an exit status.
-pub const PROTOCOL: u32 = 5;
+/// (`error::Failure`), not an exit status. 6: a report's notes are typed
+/// (`model::Note`), a server's report carries its reasons, not a detail text, and a
+/// report its outcome (`exit::Outcome`), not an exit status: no number crosses.
+pub const PROTOCOL: u32 = 6;
 
 /// Frames carry no file contents (those follow a run's frame raw): generous, but
 /// bounded so that garbage on the socket cannot take the daemon's memory.

@@ -94,7 +94,7 @@ pub struct EditPlan {
 /// the file, the patch line or the hunk; further lines, if any, are details.
 ///
 /// Every variant is bad input (the CLI exits 2) and means nothing was written, except
-/// [`EditError::Write`] with `partial` set (exit 4: see [`EditError::exit_code`]).
+/// [`EditError::Write`] with `partial` set (exit 4: see [`EditError::partly_written`]).
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     /// A path that may not be written, or a file that cannot take this edit.
@@ -127,12 +127,9 @@ pub enum EditError {
 }
 
 impl EditError {
-    /// The exit status it calls for: 4 when part of the edit was written, else 2.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            EditError::Write { partial: true, .. } => crate::exit::PARTIAL,
-            _ => crate::exit::BAD_INPUT,
-        }
+    /// Whether part of the edit was written (exit 4), else nothing was (bad input, 2).
+    pub fn partly_written(&self) -> bool {
+        matches!(self, EditError::Write { partial: true, .. })
     }
 
     /// The first line of the message: a one-line summary.

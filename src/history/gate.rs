@@ -39,7 +39,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::{HistoryError, RUN_COLUMNS, Run, StoredDiagnostic, open_for_reading, run_from_row};
 use super::{tags_from_text, tags_text};
-use crate::exit;
+use crate::exit::Outcome;
 use crate::model::{Action, Level, Report, Reported, Role, listed};
 
 /// What a run's diagnostics are of, as far as its report cannot tell.
@@ -64,7 +64,7 @@ pub struct Break {
 /// What `history --last` answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gate {
-    pub exit_code: i32,
+    pub outcome: Outcome,
     /// Every outstanding break, oldest first.
     pub outstanding: Vec<Break>,
     /// The newest run that may have changed the tree, when it is not the last run and
@@ -248,58 +248,60 @@ fn read(conn: &Connection) -> rusqlite::Result<(Vec<Break>, Option<Run>)> {
 
 /// What the newest run that may have changed the tree leaves unsettled, whatever its
 /// errors (those are breaks): 4 partly written, 3 never recorded or incomplete.
-fn unsettled_by(run: &Run) -> i32 {
+fn unsettled_by(run: &Run) -> Outcome {
     if !run.completed {
-        exit::INCOMPLETE
-    } else if run.exit_code == exit::PARTIAL || run.exit_code == exit::INCOMPLETE {
-        run.exit_code
-    } else {
-        exit::OK
+        return Outcome::Incomplete;
+    }
+    match run.outcome() {
+        Some(outcome @ (Outcome::PartlyWritten | Outcome::Incomplete)) => outcome,
+        _ => Outcome::Clean,
     }
 }
 
 /// How bad a gate status is, in the order of docs/SPEC.md section 4: 4, then 1, then 3, then 0.
-fn rank(code: i32) -> u8 {
-    match code {
-        exit::PARTIAL => 3,
-        exit::NEW_DIAGNOSTICS => 2,
-        exit::OK => 0,
+fn rank(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::PartlyWritten => 3,
+        Outcome::NewDiagnostics => 2,
+        Outcome::Clean => 0,
         _ => 1,
     }
 }
 
 fn decide(last: &Run, outstanding: Vec<Break>, tree_run: Option<Run>) -> Gate {
     let own = last.gate();
-    let unsettled = tree_run.filter(|run| run.id != last.id && unsettled_by(run) != exit::OK);
-    let held = unsettled.as_ref().map_or(exit::OK, unsettled_by);
+    let unsettled = tree_run.filter(|run| run.id != last.id && unsettled_by(run) != Outcome::Clean);
+    let held = unsettled.as_ref().map_or(Outcome::Clean, unsettled_by);
     let broken = if outstanding.is_empty() {
-        exit::OK
+        Outcome::Clean
     } else {
-        exit::NEW_DIAGNOSTICS
+        Outcome::NewDiagnostics
     };
-    let exit_code = [own, broken, held]
+    let outcome = [own, broken, held]
         .into_iter()
-        .max_by_key(|&code| rank(code))
+        .max_by_key(|&outcome| rank(outcome))
         .unwrap_or(own);
-    let reason = if exit_code == own {
+    let reason = if outcome == own {
         match own {
-            exit::OK => "it passed".to_owned(),
-            exit::NEW_DIAGNOSTICS => "it left new errors".to_owned(),
-            exit::PARTIAL => "it was partly written".to_owned(),
+            Outcome::Clean => "it passed".to_owned(),
+            Outcome::NewDiagnostics => "it left new errors".to_owned(),
+            Outcome::PartlyWritten => "it was partly written".to_owned(),
             _ if !last.completed => "it was not completed".to_owned(),
             _ => "it was incomplete".to_owned(),
         }
-    } else if exit_code == broken {
+    } else if outcome == broken {
         "errors earlier runs introduced are not seen fixed".to_owned()
     } else {
         let run = unsettled.as_ref().map_or(0, |r| r.id);
         match held {
-            exit::PARTIAL => format!("run {run}, the last to change the tree, was partly written"),
+            Outcome::PartlyWritten => {
+                format!("run {run}, the last to change the tree, was partly written")
+            }
             _ => format!("run {run}, the last to change the tree, was not completely checked"),
         }
     };
     Gate {
-        exit_code,
+        outcome,
         outstanding,
         unsettled,
         reason,
@@ -319,7 +321,7 @@ mod tests {
         report.applied.clear();
         report.servers.clear();
         report.timed_out = false;
-        report.exit_code = crate::model::exit_code(&files, crate::model::FailOn::Error, false);
+        report.outcome = crate::model::outcome(&files, crate::model::FailOn::Error, false);
         report.files = files;
         report
     }
@@ -383,15 +385,18 @@ mod tests {
 
         // An incomplete run clears nothing, and a check of it that counts the break new
         // again does not add it twice.
+        let timeout = crate::model::Note::Incomplete(crate::model::RunReason::BeforeViewMissing {
+            files: vec![PathBuf::from(&b)],
+        });
         let mut incomplete = clean.clone();
-        incomplete.timed_out = true;
+        incomplete.notes.push(timeout.clone());
         record_at(&db, &edit, &incomplete, Seen::Tree).expect("record");
         let mut again = report(vec![file(
             &b,
             Role::Edited,
             vec![error(3, "missing", true)],
         )]);
-        again.timed_out = true;
+        again.notes.push(timeout);
         record_at(&db, &invocation("check"), &again, Seen::Tree).expect("record");
         assert_eq!(breaks(&db).len(), 2);
 
@@ -498,7 +503,7 @@ mod tests {
         let clean_check = run(3, "check", 0, 0);
         let decided = |last: &Run, breaks: Vec<Break>, tree: Option<Run>| {
             let gate = decide(last, breaks, tree);
-            (gate.exit_code, gate.reason)
+            (crate::exit::status(gate.outcome), gate.reason)
         };
         assert_eq!(decided(&clean_check, vec![], None).0, 0);
         assert_eq!(

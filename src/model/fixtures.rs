@@ -47,7 +47,7 @@ pub fn server_ok() -> ServerReport {
         status: ServerStatus::Ok,
         primary_ms: Some(180),
         cross_file_ms: Some(230),
-        detail: None,
+        reasons: Vec::new(),
         root: PathBuf::from("/abs/root"),
         packages: Vec::new(),
         before: crate::model::BeforeView::Server,
@@ -132,6 +132,6 @@ pub fn spec_example() -> Report {
         cross_files_checked: 2,
         cross_file_secs: 0.41,
         timed_out: false,
-        exit_code: 1,
+        outcome: crate::exit::Outcome::NewDiagnostics,
     }
 }

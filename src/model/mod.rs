@@ -1,19 +1,21 @@
 //! The data every layer shares, and nothing that acts: a run's options, what it
 //! reports, and what an edit did to a file. The bottom of the module graph: it depends
-//! on no other module of lspgate (but `exit`'s constants).
+//! on no other module of lspgate (but `exit::Outcome`).
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod incomplete;
 pub mod options;
 pub mod progress;
 pub mod report;
 pub mod request;
 
+pub use incomplete::{Note, Phase, Reason, RunReason, ServerReason};
 pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};
 pub use report::{
     Applied, BeforeView, Counts, FileReport, Identity, Level, Related, Report, Reported, Role,
-    ServerReport, ServerStatus, effective_severity, exit_code, keep_severity, listed, plural,
-    same_problem, summary_line, tag_from_name, tag_name,
+    ServerReport, ServerStatus, effective_severity, incomplete_reasons, keep_severity, listed,
+    outcome, plural, same_problem, summary_line, tag_from_name, tag_name,
 };
 pub use request::Reporting;
 

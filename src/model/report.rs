@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use lsp_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag};
 
 use super::Action;
+use super::incomplete::{Note, Reason, ServerReason};
 use super::options::{FailOn, Severity};
-use crate::exit;
+use crate::exit::Outcome;
 
 /// Whether a file was edited or reported because the edit may have broken it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -81,8 +82,10 @@ pub struct ServerReport {
     pub status: ServerStatus,
     pub primary_ms: Option<u64>,
     pub cross_file_ms: Option<u64>,
-    /// Why the status is not `Ok`, for a `note:` line.
-    pub detail: Option<String>,
+    /// Why the status is not `Ok` (its `note:` line, its JSON `detail`): never empty
+    /// when it is not.
+    #[serde(default)]
+    pub reasons: Vec<ServerReason>,
     /// The directory the server checked from.
     #[serde(default)]
     pub root: PathBuf,
@@ -132,33 +135,57 @@ pub struct Report {
     /// Diagnostics present before and gone after (in checked files).
     pub fixed: usize,
     pub servers: Vec<ServerReport>,
-    /// Extra `note:` lines for the summary (what was not checked and why).
-    pub notes: Vec<String>,
+    /// Extra `note:` lines for the summary: what was not checked and why (typed), and
+    /// what the reader should know besides.
+    pub notes: Vec<Note>,
     /// Files no server covers.
     pub skipped: Vec<PathBuf>,
     /// Number of dependent files checked, and how long the cross-file phase took.
     pub cross_files_checked: usize,
     pub cross_file_secs: f64,
     pub timed_out: bool,
-    pub exit_code: i32,
+    /// What the exit status says (`exit::status`).
+    pub outcome: Outcome,
 }
 
 impl Report {
-    /// Whether something the run needed went unchecked: a server was missing, failed or
-    /// crashed, or a wait ran out (exit status 3 when nothing new was found).
+    /// Why the check is incomplete: the notes' reasons, then the servers'.
+    pub fn incomplete_reasons(&self) -> impl Iterator<Item = Reason> + '_ {
+        incomplete_reasons(&self.notes, &self.servers)
+    }
+
+    /// Whether something the run needed went unchecked (exit status 3 when nothing new
+    /// was found): whether it has a reason to say so. The only rule.
     pub fn incomplete(&self) -> bool {
-        self.timed_out
-            || self
-                .servers
-                .iter()
-                .any(|server| server.status != ServerStatus::Ok)
+        self.incomplete_reasons().next().is_some()
+    }
+
+    /// Set the outcome from the listed diagnostics and the reasons (after a reason
+    /// was added to a finished report).
+    pub fn decide_outcome(&mut self, fail_on: FailOn) {
+        self.outcome = outcome(&self.files, fail_on, self.incomplete());
     }
 }
 
-/// The exit status the diagnostics imply (docs/SPEC.md section 4, without bad input, which never
-/// reaches a report): 1 if a new diagnostic is at or above `fail_on`, else 3 if the check
-/// was `incomplete`, else 0.
-pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> i32 {
+/// The reasons among `notes` and `servers`, before they make a [`Report`].
+pub fn incomplete_reasons<'a>(
+    notes: &'a [Note],
+    servers: &'a [ServerReport],
+) -> impl Iterator<Item = Reason> + 'a {
+    let run = notes.iter().filter_map(|note| match note {
+        Note::Incomplete(reason) => Some(Reason::Run(reason.clone())),
+        Note::Info(_) => None,
+    });
+    let server = servers
+        .iter()
+        .flat_map(|server| server.reasons.iter().cloned().map(Reason::Server));
+    run.chain(server)
+}
+
+/// The outcome the diagnostics imply (docs/SPEC.md section 4, without bad input, which
+/// never reaches a report): new diagnostics if one is at or above `fail_on`, else
+/// incomplete if the check was `incomplete`, else clean.
+pub fn outcome(report_files: &[FileReport], fail_on: FailOn, incomplete: bool) -> Outcome {
     let threshold = match fail_on {
         FailOn::Error => Some(Level::Error),
         FailOn::Warning => Some(Level::Warning),
@@ -171,11 +198,11 @@ pub fn exit_code(report_files: &[FileReport], fail_on: FailOn, incomplete: bool)
             .any(|reported| reported.new && Level::of(&reported.diagnostic) <= threshold)
     });
     if failed {
-        exit::NEW_DIAGNOSTICS
+        Outcome::NewDiagnostics
     } else if incomplete {
-        exit::INCOMPLETE
+        Outcome::Incomplete
     } else {
-        exit::OK
+        Outcome::Clean
     }
 }
 

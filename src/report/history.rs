@@ -234,7 +234,7 @@ pub fn render_run(
         let one = JsonOne {
             schema: SCHEMA,
             run: json_run(run, view, true),
-            gate: gate.map(|g| g.exit_code),
+            gate: gate.map(|g| crate::exit::status(g.outcome)),
             outstanding: gate.map(|g| {
                 g.outstanding
                     .iter()
@@ -306,7 +306,12 @@ fn render_gate(gate: &Gate, view: &View<'_>, out: &mut dyn Write) -> io::Result<
         }
     }
     writeln!(out)?;
-    writeln!(out, "gate: {} ({})", gate.exit_code, gate.reason)
+    writeln!(
+        out,
+        "gate: {} ({})",
+        crate::exit::status(gate.outcome),
+        gate.reason
+    )
 }
 
 /// A stored diagnostic as the text report prints one: through the report's own

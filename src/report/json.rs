@@ -12,11 +12,12 @@ use serde::Serialize;
 
 use super::file_order_key;
 use crate::model::tag_name;
-use crate::model::{Action, Counts, Level, Report, Role, ServerStatus, listed};
+use crate::model::{Action, Counts, Level, Reason, Report, Role, ServerStatus, listed};
 use crate::paths;
 
 /// Bumped when a key changes meaning or disappears; adding keys does not bump it.
-pub const SCHEMA: u32 = 1;
+/// 2: `incomplete`, the typed reasons the check is incomplete, decides exit status 3.
+pub const SCHEMA: u32 = 2;
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
@@ -27,7 +28,10 @@ struct JsonReport<'a> {
     files: Vec<JsonFile<'a>>,
     summary: JsonSummary,
     servers: Vec<JsonServer<'a>>,
-    notes: &'a [String],
+    notes: Vec<String>,
+    /// Why the check is incomplete, one object each with its `kind`: exit status 3
+    /// unless something new was found; `[]` for a complete check.
+    incomplete: Vec<Reason<String>>,
     skipped: Vec<String>,
     rejected: bool,
     timed_out: bool,
@@ -87,7 +91,7 @@ struct JsonServer<'a> {
     status: ServerStatus,
     primary_ms: Option<u64>,
     cross_file_ms: Option<u64>,
-    detail: Option<&'a str>,
+    detail: Option<String>,
     /// The directory it checked from, relative to the run directory.
     root: String,
     /// The monorepo packages it checked; empty outside a monorepo.
@@ -189,13 +193,21 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
                 status: server.status,
                 primary_ms: server.primary_ms,
                 cross_file_ms: server.cross_file_ms,
-                detail: server.detail.as_deref(),
+                detail: super::incomplete::detail(&server.reasons, run_dir),
                 root: paths::display_raw(&server.root, run_dir),
                 packages: &server.packages,
                 before: server.before,
             })
             .collect(),
-        notes: &report.notes,
+        notes: report
+            .notes
+            .iter()
+            .map(|note| super::incomplete::note_text(note, run_dir))
+            .collect(),
+        incomplete: report
+            .incomplete_reasons()
+            .map(|reason| reason.map_paths(&|p| paths::display_raw(p, run_dir)))
+            .collect(),
         skipped: report
             .skipped
             .iter()
@@ -203,7 +215,7 @@ fn build(report: &Report, all: bool) -> JsonReport<'_> {
             .collect(),
         rejected: report.rejected,
         timed_out: report.timed_out,
-        exit_code: report.exit_code,
+        exit_code: crate::exit::status(report.outcome),
     }
 }
 
@@ -265,8 +277,8 @@ mod tests {
     use super::super::{RenderOptions, styles::Styles};
     use super::*;
     use crate::model::Format;
-    use crate::model::ServerReport;
     use crate::model::fixtures::*;
+    use crate::model::{Note, ServerReport};
 
     fn render_text(report: &Report, all: bool) -> String {
         let mut out = Vec::new();
@@ -292,7 +304,7 @@ mod tests {
     fn spec_example_shape() {
         let mut report = spec_example();
         report.skipped = vec![PathBuf::from("/abs/root/README.md")];
-        report.notes = vec!["a note".to_owned()];
+        report.notes = vec![Note::Info("a note".to_owned())];
         let text = render_text(&report, false);
         let value: Value = serde_json::from_str(&text).expect("valid JSON");
 
@@ -305,6 +317,7 @@ mod tests {
             "summary",
             "servers",
             "notes",
+            "incomplete",
             "skipped",
             "rejected",
             "timed_out",
@@ -318,8 +331,8 @@ mod tests {
             .map(|key| text.find(&format!("\"{key}\":")).expect(key))
             .collect();
         assert!(positions.is_sorted(), "{text}");
-        assert!(text.starts_with("{\"schema\":1,\"workspace\":\"/abs/root\","));
-        assert_eq!(value["schema"], 1);
+        assert!(text.starts_with("{\"schema\":2,\"workspace\":\"/abs/root\","));
+        assert_eq!(value["schema"], 2);
         assert_eq!(value["workspace"], "/abs/root");
         assert_eq!(
             value["applied"],
@@ -342,6 +355,7 @@ mod tests {
                     "before": "server"}])
         );
         assert_eq!(value["notes"], json!(["a note"]));
+        assert_eq!(value["incomplete"], json!([]));
         assert_eq!(value["skipped"], json!(["README.md"]));
         assert_eq!(value["rejected"], false);
         assert_eq!(value["timed_out"], false);
@@ -437,7 +451,13 @@ mod tests {
             status: ServerStatus::Timeout,
             primary_ms: None,
             cross_file_ms: None,
-            detail: Some("timed out after 5s".to_owned()),
+            reasons: vec![crate::model::ServerReason::TimedOut {
+                server: "gopls".to_owned(),
+                phase: crate::model::Phase::CrossFile,
+                limit_ms: 5000,
+                why: Some("no answer".to_owned()),
+                files: Vec::new(),
+            }],
             root: PathBuf::from("/abs/root"),
             packages: Vec::new(),
             before: crate::model::BeforeView::Server,
@@ -457,8 +477,14 @@ mod tests {
         assert_eq!(
             value["servers"][1],
             json!({"name": "gopls", "status": "timeout", "primary_ms": null,
-                   "cross_file_ms": null, "detail": "timed out after 5s", "root": ".",
+                   "cross_file_ms": null,
+                   "detail": "cross-file wait timed out after 5s (no answer)", "root": ".",
                    "packages": [], "before": "server"})
+        );
+        assert_eq!(
+            value["incomplete"],
+            json!([{"kind": "timed_out", "server": "gopls", "phase": "cross_file",
+                    "limit_ms": 5000, "why": "no answer", "files": []}])
         );
     }
 

@@ -10,6 +10,7 @@ use crate::paths;
 
 pub mod daemon;
 pub mod history;
+pub mod incomplete;
 pub mod json;
 pub mod progress;
 pub mod servers;
@@ -98,12 +99,13 @@ mod tests {
     use lsp_types::DiagnosticSeverity;
 
     use super::*;
-    use crate::exit;
+    use crate::exit::Outcome;
     use crate::model::fixtures::*;
     use std::path::PathBuf;
 
     use crate::model::{
-        Counts, FailOn, Level, ServerStatus, exit_code, keep_severity, listed, plural, summary_line,
+        Counts, FailOn, Level, Note, RunReason, ServerReason, ServerStatus, keep_severity, listed,
+        outcome, plural, summary_line,
     };
 
     #[test]
@@ -157,7 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes() {
+    fn outcomes() {
         let error = |new| {
             vec![file(
                 "/p/a.py",
@@ -174,44 +176,60 @@ mod tests {
         no_severity[0].diagnostics[0].diagnostic.severity = None;
 
         assert_eq!(
-            exit_code(&error(true), FailOn::Error, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&error(true), FailOn::Error, false),
+            Outcome::NewDiagnostics
         );
         assert_eq!(
-            exit_code(&error(true), FailOn::Error, true),
-            exit::NEW_DIAGNOSTICS
+            outcome(&error(true), FailOn::Error, true),
+            Outcome::NewDiagnostics
         );
         assert_eq!(
-            exit_code(&no_severity, FailOn::Error, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&no_severity, FailOn::Error, false),
+            Outcome::NewDiagnostics
         );
-        assert_eq!(exit_code(&error(false), FailOn::Error, false), exit::OK);
+        assert_eq!(outcome(&error(false), FailOn::Error, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&error(false), FailOn::Error, true),
-            exit::INCOMPLETE
+            outcome(&error(false), FailOn::Error, true),
+            Outcome::Incomplete
         );
-        assert_eq!(exit_code(&error(true), FailOn::Never, false), exit::OK);
+        assert_eq!(outcome(&error(true), FailOn::Never, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&error(true), FailOn::Never, true),
-            exit::INCOMPLETE
+            outcome(&error(true), FailOn::Never, true),
+            Outcome::Incomplete
         );
-        assert_eq!(exit_code(&warning, FailOn::Error, false), exit::OK);
+        assert_eq!(outcome(&warning, FailOn::Error, false), Outcome::Clean);
         assert_eq!(
-            exit_code(&warning, FailOn::Warning, false),
-            exit::NEW_DIAGNOSTICS
+            outcome(&warning, FailOn::Warning, false),
+            Outcome::NewDiagnostics
         );
-        assert_eq!(exit_code(&[], FailOn::Warning, false), exit::OK);
+        assert_eq!(outcome(&[], FailOn::Warning, false), Outcome::Clean);
     }
 
     #[test]
-    fn incomplete_when_a_server_was_not_ok() {
+    fn incomplete_when_it_has_a_reason() {
         let mut report = spec_example();
         assert!(!report.incomplete());
+        // What is said for information does not make it incomplete.
+        report.notes.push(Note::Info("restarted".to_owned()));
+        assert!(!report.incomplete());
+        // A server's reason does, as does a note's.
         report.servers[0].status = ServerStatus::Crashed;
+        report.servers[0].reasons.push(ServerReason::Crashed {
+            server: "pyright".to_owned(),
+            message: "exited".to_owned(),
+            initialized: true,
+            again: false,
+            files: Vec::new(),
+        });
         assert!(report.incomplete());
-        report.servers[0].status = ServerStatus::Ok;
-        report.timed_out = true;
+        report.servers[0] = crate::model::fixtures::server_ok();
+        assert!(!report.incomplete());
+        report.notes.push(Note::Incomplete(RunReason::NoBaseline));
         assert!(report.incomplete());
+        report.files.clear();
+        report.decide_outcome(FailOn::Error);
+        assert_eq!(report.outcome, Outcome::Incomplete);
+        assert_eq!(report.incomplete_reasons().count(), 1);
     }
 
     #[test]

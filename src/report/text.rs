@@ -51,7 +51,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     writeln!(out, "{}", summary_line(report))?;
     // Capped as the blocks are: a note a file can come thousands of times.
     for note in report.notes.iter().take(opts.max_entries) {
-        writeln!(out, "note: {}", truncate(&one_line(note), MAX_NOTE_CHARS))?;
+        let note = super::incomplete::note_text(note, &report.run_dir);
+        writeln!(out, "note: {}", truncate(&one_line(&note), MAX_NOTE_CHARS))?;
     }
     if report.notes.len() > opts.max_entries {
         writeln!(
@@ -61,7 +62,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         )?;
     }
     for server in &report.servers {
-        if let Some(note) = server_note(server) {
+        if let Some(note) = server_note(server, &report.run_dir) {
             writeln!(out, "note: {}", one_line(&note))?;
         }
     }
@@ -187,7 +188,7 @@ pub fn truncate(text: &str, max: usize) -> String {
 }
 
 /// The `note:` a server's status calls for (without the `note: `), `None` when it is ok.
-fn server_note(server: &ServerReport) -> Option<String> {
+fn server_note(server: &ServerReport, run_dir: &std::path::Path) -> Option<String> {
     let default = match server.status {
         ServerStatus::Ok => return None,
         ServerStatus::Timeout => {
@@ -197,7 +198,8 @@ fn server_note(server: &ServerReport) -> Option<String> {
         ServerStatus::Failed => "failed to start; its files were not checked",
         ServerStatus::Crashed => "crashed; its files were not fully checked",
     };
-    let detail = server.detail.as_deref().unwrap_or(default);
+    let detail = super::incomplete::detail(&server.reasons, run_dir);
+    let detail = detail.as_deref().unwrap_or(default);
     Some(format!("{}: {detail}", server.name))
 }
 
@@ -208,8 +210,8 @@ mod tests {
     use lsp_types::{DiagnosticSeverity, DiagnosticTag, NumberOrString};
 
     use super::*;
-    use crate::model::Format;
     use crate::model::fixtures::*;
+    use crate::model::{Format, Note, Phase, ServerReason};
 
     fn options(all: bool, max_entries: usize, styles: Styles) -> RenderOptions {
         RenderOptions {
@@ -296,14 +298,22 @@ New: 0 errors, 0 warnings (edit applied)
     fn fixed_and_notes_in_the_summary() {
         let mut report = clean(true);
         report.fixed = 2;
-        report.notes = vec!["src/b.py was not checked:\n  no server answered".to_owned()];
+        report.notes = vec![Note::Info(
+            "src/b.py was not checked:\n  no server answered".to_owned(),
+        )];
         report.servers = vec![
             ServerReport {
                 name: "pyright".to_owned(),
                 status: ServerStatus::Timeout,
                 primary_ms: Some(5000),
                 cross_file_ms: None,
-                detail: Some("timed out after 5s; src/a.py not checked".to_owned()),
+                reasons: vec![ServerReason::TimedOut {
+                    server: "pyright".to_owned(),
+                    phase: Phase::Primary,
+                    limit_ms: 5000,
+                    why: None,
+                    files: vec![PathBuf::from("/abs/root/src/a.py")],
+                }],
                 root: PathBuf::from("/abs/root"),
                 packages: Vec::new(),
                 before: crate::model::BeforeView::Server,
@@ -313,7 +323,7 @@ New: 0 errors, 0 warnings (edit applied)
                 status: ServerStatus::Missing,
                 primary_ms: None,
                 cross_file_ms: None,
-                detail: None,
+                reasons: Vec::new(),
                 root: PathBuf::from("/abs/root"),
                 packages: Vec::new(),
                 before: crate::model::BeforeView::Server,
@@ -329,7 +339,7 @@ Current file: 0 errors, 0 warnings
 Project: 0 errors, 0 warnings
 New: 0 errors, 0 warnings, fixed 2 (edit applied)
 note: src/b.py was not checked: no server answered
-note: pyright: timed out after 5s; src/a.py not checked
+note: pyright: timed out after 5s; not checked: src/a.py
 note: gopls: not installed; its files were not checked
 </diagnostic_summary>
 "
@@ -340,9 +350,9 @@ note: gopls: not installed; its files were not checked
     fn notes_are_capped_like_the_blocks() {
         let mut report = clean(true);
         report.notes = (0..25)
-            .map(|i| format!("f{i}.bin: not UTF-8 text, not checked"))
+            .map(|i| Note::Info(format!("f{i}.bin: not UTF-8 text, not checked")))
             .collect();
-        report.notes[0] = "x".repeat(5000);
+        report.notes[0] = Note::Info("x".repeat(5000));
         let text = render_plain(&report);
         let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
         assert_eq!(notes.len(), 21, "{text}");

@@ -68,7 +68,7 @@ pub struct Setup {
 }
 
 /// Serve MCP on stdin and stdout until stdin closes; returns the exit status.
-pub fn serve(setup: &Setup) -> anyhow::Result<i32> {
+pub fn serve(setup: &Setup) -> anyhow::Result<crate::exit::Outcome> {
     let conn = protocol::stdio()?;
     let setup = Arc::new(setup.clone());
     let running: Arc<Mutex<Vec<u32>>> = Arc::default();
@@ -112,7 +112,7 @@ pub fn serve(setup: &Setup) -> anyhow::Result<i32> {
     kill_running(&running);
     drop(session);
     conn.close(CLOSE_BOUND);
-    Ok(crate::exit::OK)
+    Ok(crate::exit::Outcome::Clean)
 }
 
 /// The language servers of an in-process run under way, killed: their client is

@@ -327,6 +327,11 @@ fn report_output() -> Value {
             "before": {"enum": ["server", "stored"]},
         }))},
         "notes": {"type": "array", "items": string()},
+        "incomplete": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"kind": {"enum": crate::model::incomplete::KINDS}},
+            "required": ["kind"],
+        }},
         "skipped": {"type": "array", "items": string()},
         "rejected": boolean(),
         "timed_out": boolean(),

@@ -465,7 +465,7 @@ fn reporting(
     let text = rendered(|out| {
         report::text::render(&report, &render, out)?;
         report::render_stderr_notes(&report, options.max_entries, out)?;
-        writeln!(out, "exit_code: {}", report.exit_code)
+        writeln!(out, "exit_code: {}", crate::exit::status(report.outcome))
     })?;
     let json = rendered(|out| report::json::render(&report, options.all, out))?;
     done(text, json)
