@@ -43,7 +43,7 @@ use crate::model::{Level, Report, Role};
 use crate::model::{tag_from_name, tag_name};
 
 mod gate;
-pub use gate::{Break, Gate, Seen, gate};
+pub use gate::{Gate, Seen, gate};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from
 /// version `i` to `i + 1` (`PRAGMA user_version`). Append; never edit a released one.
@@ -444,6 +444,7 @@ fn warn(message: &str) {
 
 /// Record a finished run in one go (a pending row and its completion), into the
 /// database at `path`, moving a corrupt one aside first. For tests and tools.
+#[cfg(test)]
 pub fn record_at(
     path: &Path,
     invocation: &Invocation,

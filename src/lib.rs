@@ -9,33 +9,33 @@
 //! runs as the tools of an MCP server; its transport's writer is the one other place
 //! that writes to stdout.
 
-pub mod baseline;
-pub mod c_source;
-pub mod changed;
-pub mod check;
+pub(crate) mod baseline;
+pub(crate) mod c_source;
+pub(crate) mod changed;
+pub(crate) mod check;
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod config;
 pub mod daemon;
 pub mod dependents;
-pub mod diff;
-pub mod doctor;
+pub(crate) mod diff;
+pub(crate) mod doctor;
 pub mod edit;
-pub mod error;
-pub mod exit;
-pub mod history;
-pub mod invocation;
-pub mod json_prefix;
+pub(crate) mod error;
+pub(crate) mod exit;
+pub(crate) mod history;
+pub(crate) mod invocation;
+pub(crate) mod json_prefix;
 pub mod lsp;
 pub mod model;
-pub mod paths;
-pub mod regular;
-pub mod report;
+pub(crate) mod paths;
+pub(crate) mod regular;
+pub(crate) mod report;
 pub mod servers;
-pub mod staged;
-pub mod uri;
-pub mod wait;
-pub mod workspace;
+pub(crate) mod staged;
+pub(crate) mod uri;
+pub(crate) mod wait;
+pub(crate) mod workspace;
 
 use std::ffi::OsString;
 

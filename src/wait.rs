@@ -83,6 +83,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    #[cfg(test)]
     pub fn complete(&self) -> bool {
         self.unsettled.is_empty()
     }

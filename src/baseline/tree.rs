@@ -114,18 +114,6 @@ impl Tree {
         }
         hasher.digest().to_string()
     }
-
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
 }
 
 /// Whether `spec` reads `path`: a file of its extensions, one it reads as

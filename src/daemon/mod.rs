@@ -18,8 +18,8 @@
 //! on its log file: a pre-commit hook or a `$(...)` that waits for the CLI's output
 //! to close must never wait for the daemon.
 
-pub mod client;
-pub mod paths;
+pub(crate) mod client;
+pub(crate) mod paths;
 pub mod protocol;
 mod units;
 mod watch;

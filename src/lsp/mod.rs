@@ -24,14 +24,14 @@
 //! through `&Server` and change them through the pool.
 
 mod cache;
-pub mod diagnostics;
-pub mod encoding;
+pub(crate) mod diagnostics;
+pub(crate) mod encoding;
 mod pool;
-pub mod protocol;
-pub mod restart;
+pub(crate) mod protocol;
+pub(crate) mod restart;
 mod server;
 pub mod transport;
-pub use crate::uri;
+pub(crate) use crate::uri;
 
 pub use diagnostics::{FileDiagnostics, Published, Pulled, Store};
 pub use lsp_types::FileChangeType;

@@ -4,11 +4,11 @@
 
 #[cfg(test)]
 pub(crate) mod fixtures;
-pub mod incomplete;
+pub(crate) mod incomplete;
 pub mod options;
-pub mod progress;
+pub(crate) mod progress;
 pub mod report;
-pub mod request;
+pub(crate) mod request;
 
 pub use incomplete::{Note, Phase, Reason, RunReason, ServerReason};
 pub use options::{ColorChoice, FailOn, Format, LogLevel, Options, ReportArgs, Severity};

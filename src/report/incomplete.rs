@@ -4,9 +4,7 @@
 
 use std::path::Path;
 
-use crate::model::incomplete::{
-    Note, Phase, Reason, RunReason, ServerReason, fmt_millis, summarize,
-};
+use crate::model::incomplete::{Note, Phase, RunReason, ServerReason, fmt_millis, summarize};
 use crate::paths;
 
 /// A note's text, without the `note: `.
@@ -26,14 +24,6 @@ pub fn detail(reasons: &[ServerReason], run_dir: &Path) -> Option<String> {
             .collect::<Vec<_>>()
             .join("; ")
     })
-}
-
-/// One reason in words.
-pub fn text(reason: &Reason, run_dir: &Path) -> String {
-    match reason {
-        Reason::Server(reason) => server_text(reason, run_dir),
-        Reason::Run(reason) => run_text(reason, run_dir),
-    }
 }
 
 /// `a.py, b.py, c.py and 2 more`.
@@ -227,7 +217,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::model::Reason;
     use crate::model::incomplete::Package;
+
+    /// One reason in words, as its note or its server's detail says it.
+    fn text(reason: &Reason, run_dir: &Path) -> String {
+        match reason {
+            Reason::Server(reason) => server_text(reason, run_dir),
+            Reason::Run(reason) => run_text(reason, run_dir),
+        }
+    }
 
     const PYRIGHT: &str = "pyright";
 

@@ -9,7 +9,6 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::lsp::Server;
 use crate::model::progress::{Busy, Progress, SHOW_AFTER, Watcher};
 
 pub struct StatusLine {
@@ -73,18 +72,8 @@ impl Drop for StatusLine {
     }
 }
 
-/// "pyright: indexing 40% (1.2s)": the first server with progress under way, else
-/// the first one still running.
-pub fn describe(servers: &[Server], elapsed: Duration) -> String {
-    let live: Vec<(&str, Option<&Progress>)> = servers
-        .iter()
-        .filter(|s| !s.is_dead())
-        .map(|s| (s.name(), s.progress().next()))
-        .collect();
-    describe_parts(&live, elapsed)
-}
-
-/// [`describe`] for the progress a daemon sent.
+/// "pyright: indexing 40% (1.2s)" from the progress a daemon sent: the first server
+/// with progress under way, else the first one still running.
 pub fn describe_busy(busy: &[Busy], elapsed: Duration) -> String {
     let parts: Vec<(&str, Option<&Progress>)> = busy
         .iter()

@@ -27,14 +27,14 @@
 
 mod clangd;
 mod gopls;
-pub mod languages;
+pub(crate) mod languages;
 mod pyright;
 mod python_tools;
-pub mod quirks;
+pub(crate) mod quirks;
 mod rust_analyzer;
-pub mod toolchain;
-pub mod typescript;
-pub mod version;
+pub(crate) mod toolchain;
+pub(crate) mod typescript;
+pub(crate) mod version;
 
 pub use clangd::project_units;
 pub use quirks::Quirks;

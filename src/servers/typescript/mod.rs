@@ -34,8 +34,8 @@ use super::{
     Allow, AllowList, Coverage, Dependents, Role, ServerSpec, WaitProfile, entry, languages, strs,
 };
 
-pub use choice::{choose, installed_tsserver, permitted, pin_tsserver};
-pub use project::{MAX_PROJECT_FILES, project_files};
+pub use choice::{choose, permitted, pin_tsserver};
+pub use project::project_files;
 
 /// typescript-language-server's entry name.
 pub(crate) const TSLS: &str = "typescript-language-server";
