@@ -9,7 +9,7 @@
 //! runs as the tools of an MCP server; its transport's writer is the one other place
 //! that writes to stdout.
 
-pub(crate) mod baseline;
+pub mod baseline;
 pub(crate) mod c_source;
 pub(crate) mod changed;
 pub(crate) mod check;

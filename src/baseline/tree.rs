@@ -92,6 +92,11 @@ impl Tree {
         }
     }
 
+    /// How many files the tree holds.
+    pub fn files(&self) -> usize {
+        self.files.len()
+    }
+
     /// The key of this tree as `spec` sees it: the files, what lies outside the tree
     /// that the server reads ([`environment`]), the server's identity and settings,
     /// and the root's own path (diagnostics name files by absolute URI).

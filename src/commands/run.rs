@@ -61,7 +61,8 @@ pub fn reporting_run(
     }
     let mut options = config::resolve_options(setting.args, &loaded.options)?;
     // A stored baseline is made by a server started for the run alone.
-    options.no_daemon |= matches!(request, Reporting::Baseline);
+    let is_baseline = matches!(request, Reporting::Baseline);
+    options.no_daemon |= is_baseline;
     // What the gate may learn of the tree from this run: not the index's content.
     let seen = match request {
         Reporting::Check { staged: true, .. } => history::Seen::Index,
@@ -116,6 +117,9 @@ pub fn reporting_run(
         // The edit may be applied: the run stays pending, and the gate says 3.
         Err(lost) => return Ok(Ran::Failed(lost)),
     };
+    if is_baseline {
+        as_baseline(&mut report);
+    }
     let settled = changes
         .as_ref()
         .is_none_or(|c| settled_change(c, workspace, &options, &mut report));
@@ -137,6 +141,20 @@ pub fn reporting_run(
         report: Box::new(report),
         options,
     })
+}
+
+/// `baseline` checked its probe files only to start their servers: what they say of
+/// them is the tree's state, none of it new (nor a break for the gate), and the run
+/// is clean when complete, a baseline then stored (`check::stored`).
+fn as_baseline(report: &mut model::Report) {
+    for reported in report
+        .files
+        .iter_mut()
+        .flat_map(|f| f.diagnostics.iter_mut())
+    {
+        reported.new = false;
+    }
+    report.decide_outcome(model::FailOn::Never);
 }
 
 /// The CLI's reporting commands: run, then print the report.
