@@ -27,8 +27,8 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
      case's `patch` through the daemon, timed; `daemon stop`.
   6. stored (not in the default modes): cold again, each case's `patch --no-daemon`
      with a stored baseline of the pristine tree, made by one untimed
-     `check --no-daemon` of a file first (the `cold` mode gives each case an empty
-     cache, so it never has one);
+     `lspgate baseline` first (the `cold` mode gives each case an empty cache, so it
+     never has one);
   7. agent (not in the default modes): a daemon again, and each case applied and then
      undone through lspgate (`patch`, then an untimed `patch -R`), as an agent that
      edits only through lspgate does: the daemon's steady state, where nothing changes
@@ -350,10 +350,10 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
 
 def run_with_stored_baseline(gate: Gate, root: Path, p: Project, cases: list[Case], args,
                              log) -> list[Outcome]:
-    """Stored: a baseline of the pristine tree made by an untimed cold check, then each
-    case cold, as a CI job whose cache holds the base commit's baseline."""
+    """Stored: a baseline of the pristine tree made by an untimed `lspgate baseline`,
+    then each case cold, as a CI job whose cache holds the base commit's baseline."""
     gate.without_stored_baselines()
-    gate.run(root, ["check", warm_file(cases), "--no-daemon", "-q", *gate.extra])
+    gate.run(root, ["baseline", "-q", *gate.extra])
     outcomes = []
     for case in cases:
         for _ in range(args.runs):

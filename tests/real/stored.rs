@@ -174,3 +174,24 @@ fn a_module_deleted_with_a_stored_baseline_breaks_its_importers() {
         );
     }
 }
+
+#[test]
+fn lspgate_baseline_stores_one_that_the_next_cold_edit_uses() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let (test, cache) = python();
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    // c.py's own error is the tree's state, not new: stored, exit 0.
+    made.assert_code(0);
+    assert!(
+        made.notes().iter().any(|n| n.contains("stored a baseline of pyright")),
+        "{made}"
+    );
+    let mut files = Vec::new();
+    collect(&cache, &cache, &mut files);
+    assert_eq!(files.len(), 1, "one baseline stored: {files:?}");
+    let broken = made.again().args(json_edit(&PYRIGHT.breaking, false)).run();
+    assert_eq!(before_of(&broken), "stored", "{broken}");
+    assert_breaking_report(&broken);
+}
