@@ -48,7 +48,7 @@ impl Tree {
     /// honoured (servers do not honour it either: a generated or vendored file they
     /// analyse is part of what they see).
     pub fn read(root: &Path, spec: &ServerSpec) -> std::io::Result<Tree> {
-        let mut files = BTreeMap::new();
+        let mut paths: Vec<(String, PathBuf)> = Vec::new();
         let walk = ignore::WalkBuilder::new(root)
             .standard_filters(false)
             .hidden(true)
@@ -64,15 +64,13 @@ impl Tree {
             if !entry.file_type().is_some_and(|t| t.is_file()) || !seen_by(spec, path) {
                 continue;
             }
-            let Some(rel) = relative(root, path) else {
-                continue;
-            };
-            let bytes = crate::regular::read(path)?;
-            files.insert(rel, crate::changed::oid(&bytes));
+            if let Some(rel) = relative(root, path) {
+                paths.push((rel, path.to_path_buf()));
+            }
         }
         Ok(Tree {
             root: root.to_path_buf(),
-            files,
+            files: hashed(paths)?,
         })
     }
 
@@ -119,6 +117,37 @@ impl Tree {
         }
         hasher.digest().to_string()
     }
+}
+
+/// The blob id of each file, read and hashed on every core: a cold run pays this
+/// before it knows whether a stored baseline saves it an analysis.
+fn hashed(paths: Vec<(String, PathBuf)>) -> std::io::Result<BTreeMap<String, String>> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = paths.len().div_ceil(cores).max(1);
+    let parts: Vec<std::io::Result<Vec<(String, String)>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(rel, path)| {
+                            let bytes = crate::regular::read(path)?;
+                            Ok((rel.clone(), crate::changed::oid(&bytes)))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err(std::io::Error::other("hashing failed"))))
+            .collect()
+    });
+    let mut files = BTreeMap::new();
+    for part in parts {
+        files.extend(part?);
+    }
+    Ok(files)
 }
 
 /// Whether `spec` reads `path`: a file of its extensions, one it reads as
