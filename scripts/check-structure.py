@@ -214,20 +214,7 @@ def long_functions(path: Path, text: str) -> list[tuple[str, int, int, int]]:
         m = FN_RE.match(line)
         if not m:
             continue
-        depth, opened, end = 0, False, None
-        for j in range(i, len(lines)):
-            code = lines[j]
-            if not opened and ";" in code and "{" not in code:
-                break  # a declaration without a body
-            for c in code:
-                if c == "{":
-                    depth += 1
-                    opened = True
-                elif c == "}":
-                    depth -= 1
-            if opened and depth <= 0:
-                end = j
-                break
+        end = block_end(lines, i, bodiless_stop=True)
         if end is None:
             continue
         length = end - i + 1
@@ -238,11 +225,14 @@ def long_functions(path: Path, text: str) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def block_end(lines: list[str], start: int) -> int | None:
+def block_end(lines: list[str], start: int, bodiless_stop: bool = False) -> int | None:
     """The line closing the first `{` block opened on or after line `start` of
-    `lines` (literals blanked)."""
+    `lines` (literals blanked). With `bodiless_stop`, None when a line ends the item
+    with `;` before any block opens (a declaration without a body)."""
     depth, opened = 0, False
     for j in range(start, len(lines)):
+        if bodiless_stop and not opened and ";" in lines[j] and "{" not in lines[j]:
+            return None
         for c in lines[j]:
             if c == "{":
                 depth += 1
