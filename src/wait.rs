@@ -168,7 +168,7 @@ pub fn settle_prefetching(
                 // A server analysing its whole workspace has answered a file's
                 // change once it published our version; the re-analysis of the rest
                 // is waited for by `settle_servers`, within its own budget.
-                let published = s.spec().wait.workspace_analysis && confirmed;
+                let published = s.spec().wait.workspace_analysis() && confirmed;
                 let done = s.is_dead() || s.settled_after(now, quiet) || answered || published;
                 let quiet_ends = s.last_message() + quiet;
                 if !done && s.settled_after(quiet_ends, quiet) {
@@ -237,7 +237,7 @@ fn settle_servers_quiet(
             Quiet::Confirmed if s.check_proven_in() => Duration::ZERO,
             Quiet::Confirmed => wait.confirmed_quiet(),
             Quiet::FirstAnalysis if s.progress_ended() => wait.quiet,
-            Quiet::FirstAnalysis => wait.first_analysis_quiet.unwrap_or(wait.quiet),
+            Quiet::FirstAnalysis => wait.first_analysis_quiet(),
         };
         s.is_dead() || (s.initialized() && s.settled_after(now, quiet))
     };

@@ -58,7 +58,7 @@ pub fn probes(
 ) -> Result<Vec<PathBuf>, crate::edit::EditError> {
     let mut files: Vec<PathBuf> = servers
         .iter()
-        .filter(|s| !s.disabled && s.wait.workspace_analysis)
+        .filter(|s| !s.disabled && s.wait.workspace_analysis())
         .filter_map(|s| crate::dependents::any_file(workspace, &s.extensions))
         .collect();
     files.sort();

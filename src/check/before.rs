@@ -137,7 +137,7 @@ pub(super) fn take(
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
-        if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis {
+        if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis() {
             targets.extend(probe(pool, s, g));
         }
         targets.extend(shown);
@@ -212,7 +212,7 @@ pub(super) fn take(
     // workspace began: settled only once that analysis shows it ran.
     let first: Vec<ServerId> = groups
         .iter()
-        .filter(|g| g.cold && g.spec.wait.workspace_analysis)
+        .filter(|g| g.cold && g.spec.wait.workspace_analysis())
         .filter_map(|g| g.server)
         .filter(|&s| !pool.server(s).is_dead())
         .collect();
@@ -234,7 +234,7 @@ pub(super) fn take(
     }
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
-        if g.spec.wait.workspace_analysis {
+        if g.spec.wait.workspace_analysis() {
             // The run's files it was not asked about: what it published stands.
             for &i in &g.files {
                 let path = &tracked[i].path;
@@ -290,7 +290,7 @@ fn show_befores(
     // as it is on disk, open or not: nothing to send.
     let analysed = |pool: &Pool, path: &Path| {
         let server = pool.server(s);
-        server.spec().wait.workspace_analysis
+        server.spec().wait.workspace_analysis()
             && server.doc(path).is_none()
             && server.diagnostics().contains(path)
     };
@@ -354,7 +354,7 @@ pub(super) fn sync(pool: &mut Pool, s: ServerId, path: &Path, text: &str) -> Tar
     let server = pool.server(s);
     // A server analysing its whole workspace keeps every file's word current by
     // itself; for the others, a change elsewhere may have made it stale.
-    let holds = server.spec().wait.workspace_analysis
+    let holds = server.spec().wait.workspace_analysis()
         || server.diagnostics_hold(path)
         || server.doc_postdates_changes(path);
     if let Some(doc) = server.doc(path)

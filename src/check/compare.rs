@@ -190,7 +190,7 @@ fn unsolicited(
         .filter(|(p, d)| {
             d.pushed.as_ref().is_some_and(|x| x.seq > edit_clock)
                 && !asked.iter().any(|a| a == p)
-                && (server.spec().wait.workspace_analysis
+                && (server.spec().wait.workspace_analysis()
                     || before
                         .held
                         .get(&(sb, p.to_path_buf()))

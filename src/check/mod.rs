@@ -242,7 +242,7 @@ fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<Strin
     if g.server.is_none() || g.status != crate::model::ServerStatus::Ok {
         return Vec::new();
     }
-    if g.spec.wait.workspace_analysis {
+    if g.spec.wait.workspace_analysis() {
         return m.names();
     }
     let files = g.files.iter().map(|&i| tracked[i].path.as_path());

@@ -102,7 +102,7 @@ pub(super) fn notify(
                     // not open is opened as it was, then changed, as an editor would.
                     // One started after the edit has only ever seen the new text.
                     if let Some(before) = &t.before
-                        && g.spec.wait.workspace_analysis
+                        && g.spec.wait.workspace_analysis()
                         && !g.uses_stored_baseline()
                         && pool.server(s).doc(&t.path).is_none()
                     {
@@ -165,7 +165,7 @@ fn holds_to_pull(pool: &Pool, s: ServerId, path: &Path, text: Option<&String>) -
 /// server analysed without having it open needs no target at all.
 fn unchanged(pool: &mut Pool, g: &Group, s: ServerId, path: &Path, text: &str) -> Option<Target> {
     let server = pool.server(s);
-    if g.spec.wait.workspace_analysis
+    if g.spec.wait.workspace_analysis()
         && server.doc(path).is_none()
         && server.diagnostics().contains(path)
     {

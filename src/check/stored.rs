@@ -21,7 +21,7 @@ use super::{Context, Kind};
 /// is started afresh for that, see `configuration`).
 fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
-        && g.spec.wait.workspace_analysis
+        && g.spec.wait.workspace_analysis()
         && !ctx.options.dry_run
         && !ctx.options.reject
         && g.configuration.is_empty()

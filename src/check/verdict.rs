@@ -264,7 +264,7 @@ fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked]) -> Vec<RunRe
         .iter()
         .filter(|g| {
             g.server.is_some_and(|s| {
-                g.spec.wait.workspace_analysis || !pool.server(s).hears_the_disk_from_us()
+                g.spec.wait.workspace_analysis() || !pool.server(s).hears_the_disk_from_us()
             })
         })
         .filter_map(|g| {

@@ -274,7 +274,7 @@ fn settled_change(
 }
 
 /// After `check --changed`: a server whose project-wide check reads the disk
-/// (`WaitProfile::check_after_save`: rust-analyzer's cargo check) has checked the
+/// (`Delivery::CheckAfterSave`: rust-analyzer's cargo check) has checked the
 /// change already, by the time its word before it is asked (a daemon's server checks
 /// a change it hears of behind its back at once): what it says of the files before
 /// the change cannot be had, and a break it found may pass as "already there" (seen on
@@ -292,7 +292,7 @@ fn note_disk_checkers(
         .filter(|r| {
             servers
                 .iter()
-                .any(|s| s.name == r.name && s.wait.check_after_save)
+                .any(|s| s.name == r.name && s.wait.check_after_save())
         })
         .map(|r| r.name.clone())
         .collect();

@@ -30,8 +30,10 @@ use crate::servers::ServerSpec;
 /// its frame raw ([`WireJob`]). 5: `Failed` carries the failure's kind
 /// (`error::Failure`), not an exit status. 6: a report's notes are typed
 /// (`model::Note`), a server's report carries its reasons, not a detail text, and a
-/// report its outcome (`exit::Outcome`), not an exit status: no number crosses.
-pub const PROTOCOL: u32 = 6;
+/// report its outcome (`exit::Outcome`), not an exit status: no number crosses. 7: a
+/// server's waits carry its way of reporting as one value (`servers::Delivery`),
+/// not a flag for each.
+pub const PROTOCOL: u32 = 7;
 
 /// Frames carry no file contents (those follow a run's frame raw): generous, but
 /// bounded so that garbage on the socket cannot take the daemon's memory.

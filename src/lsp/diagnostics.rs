@@ -119,7 +119,7 @@ impl FileDiagnostics {
 #[derive(Debug, Default)]
 pub struct Store {
     files: HashMap<PathBuf, FileDiagnostics>,
-    /// A server that analyses its whole workspace (`WaitProfile::workspace_analysis`)
+    /// A server that analyses its whole workspace (`Delivery::WorkspaceAnalysis`)
     /// answers every change it was told of by republishing the file: the files it
     /// still owes a publish, with the pool clock of the change. Until they come it is
     /// not settled, however quiet: pyright says nothing for 300 ms or more after a

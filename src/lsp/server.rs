@@ -290,7 +290,7 @@ impl Server {
     }
 
     /// Whether the project check a save started has yet to end (see
-    /// `WaitProfile::check_after_save`).
+    /// `Delivery::CheckAfterSave`).
     pub fn owes_check(&self) -> bool {
         self.quirks.owes_check()
     }
@@ -545,7 +545,7 @@ impl Server {
     /// Open `path` with `text`, or change it to `text`; returns the version the server
     /// now has.
     pub(super) fn open_or_change(&mut self, path: &Path, text: &str, clock: u64) -> i32 {
-        if self.spec.wait.workspace_analysis {
+        if self.spec.wait.workspace_analysis() {
             self.diagnostics.owe(path, clock);
         }
         let uri = uri::from_path(path);
@@ -611,7 +611,7 @@ impl Server {
     }
 
     /// Show the server `path`'s new text, which the disk holds, as a close and an
-    /// open rather than a change (`WaitProfile::typing_backoff`).
+    /// open rather than a change (`Delivery::WorkspaceAnalysis`'s `typing_backoff`).
     fn reopen(&mut self, path: &Path, version: i32, text: &str) {
         let uri = uri::from_path(path);
         self.send_document(protocol::notification::<DidCloseTextDocument>(
@@ -637,16 +637,17 @@ impl Server {
     }
 
     /// Send a notification about a document: none to a server shown no document
-    /// (`WaitProfile::disk_only`), which lspgate still keeps the documents of.
+    /// (`Delivery::CheckAfterSave`'s `disk_only`), which lspgate still keeps the
+    /// documents of.
     fn send_document(&mut self, msg: Message) {
-        if !self.spec.wait.disk_only {
+        if !self.spec.wait.disk_only() {
             self.send(msg);
         }
     }
 
     /// Tell the server `path` was written to disk, if it has it open and cares.
     pub(super) fn save(&mut self, path: &Path, clock: u64) {
-        if self.spec.wait.disk_only {
+        if self.spec.wait.disk_only() {
             // The edit is on disk before the servers hear of it: one check, asked
             // for at the first file's save, reads every file the edit wrote.
             if !self.quirks.check_asked() {
@@ -667,7 +668,7 @@ impl Server {
                     text: Some(text),
                 },
             ));
-            if self.spec.wait.check_after_save {
+            if self.spec.wait.check_after_save() {
                 self.quirks.ask_check();
             }
         }
@@ -676,7 +677,7 @@ impl Server {
     /// Ask for the project check a save would start, for a change that saved nothing
     /// (a deleted file); nothing for a server without one.
     pub(super) fn run_check(&mut self) {
-        if self.spec.wait.check_after_save {
+        if self.spec.wait.check_after_save() {
             self.send_check_request();
             self.quirks.ask_check();
         }
@@ -702,7 +703,7 @@ impl Server {
         }
         // A server analysing its whole workspace goes on reporting a closed file
         // (and publishes an empty list for a deleted one): what it said stands.
-        if !self.spec.wait.workspace_analysis {
+        if !self.spec.wait.workspace_analysis() {
             self.diagnostics.remove(path);
         }
         self.quirks.closed(path);
@@ -711,7 +712,7 @@ impl Server {
     /// `workspace/didChangeWatchedFiles` for `changes`, told at pool clock `clock`.
     pub(super) fn watched(&mut self, changes: &[(PathBuf, FileChangeType)], clock: u64) {
         self.saw_change(clock);
-        if self.spec.wait.workspace_analysis {
+        if self.spec.wait.workspace_analysis() {
             for (path, _) in changes {
                 if self.diagnostics.tracks(path, self.docs.contains_key(path)) {
                     self.diagnostics.owe(path, clock);
@@ -893,7 +894,7 @@ impl Server {
     pub(super) fn trim_diagnostics(&mut self, cap: usize) -> usize {
         // Its diagnostics are the live before view of every file, and the files it
         // published are the ones it tracks: all are kept (a few hundred bytes a file).
-        if self.spec.wait.workspace_analysis {
+        if self.spec.wait.workspace_analysis() {
             return 0;
         }
         let docs = &self.docs;

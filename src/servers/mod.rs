@@ -58,9 +58,13 @@ pub enum Origin {
 }
 
 /// How a server delivers diagnostics, as far as the waits need to know. The values
-/// of the built-in servers, and why, are in their families' files.
+/// of the built-in servers, and why, are in their families' files. What differs
+/// between the ways a server can report is its [`Delivery`]; the rest holds for
+/// every one of them.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaitProfile {
+    /// How the server reports, and the options that mean something only so.
+    pub delivery: Delivery,
     /// The server echoes the document version we sent in its publishes, so a
     /// publish carrying another version is not the answer to our change.
     pub versioned_publish: bool,
@@ -72,11 +76,6 @@ pub struct WaitProfile {
     /// the last publish came in. `None`: the same as `quiet`, for servers that
     /// publish a file more than once per change (rust-analyzer's cargo check).
     pub confirmed_quiet: Option<Duration>,
-    /// Ask tsserver for a file's diagnostics directly (`workspace/executeCommand
-    /// typescript.tsserverRequest` with the three `*DiagnosticsSync` commands)
-    /// instead of waiting for the server's push, when the server lists the command
-    /// in `executeCommandProvider` (typescript-language-server; see `typescript`).
-    pub tsserver_pull: bool,
     /// How long after a change an open file with no publish at all counts as
     /// unchanged, for a server that sends nothing when a file stays clean.
     pub unpublished_after: Duration,
@@ -89,19 +88,56 @@ pub struct WaitProfile {
     /// the files it uses; without it, a change shown only in memory (--dry-run,
     /// --reject, check --staged) does not reach the files that use it (clangd).
     pub dependents_see_unsaved: bool,
+    /// The server rebuilds a file sent again with its text unchanged only when it
+    /// sees a reason of its own, and misses some (clangd: a header included after
+    /// the file's preamble, a header it did not find; see
+    /// `servers::clangd::protocol`); such a change asks it to rebuild where it would
+    /// miss one. A fact about the server, whatever way it reports (moot only for one
+    /// shown no document), so not a [`Delivery`]'s.
+    #[serde(default)]
+    pub force_rebuild_unchanged: bool,
+}
+
+/// The ways a server reports, each with the options that mean something in it alone,
+/// so that no profile can hold a combination no server has: a switch of a server's
+/// project-wide mode replaces its delivery with one its family builds
+/// ([`set_project_wide`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// The server reports on the files it is shown: it pushes their diagnostics, or
+    /// answers pulls (`textDocument/diagnostic`) when it offers them. Its dependents
+    /// are found by lspgate and shown to it.
+    OpenFiles,
+    /// As [`Delivery::OpenFiles`], but a file's diagnostics are asked of tsserver
+    /// directly (`workspace/executeCommand typescript.tsserverRequest` with the three
+    /// `*DiagnosticsSync` commands) instead of waited for as the server's push, when
+    /// the server lists the command in `executeCommandProvider`
+    /// (typescript-language-server; see `typescript`).
+    TsserverPull,
     /// The server analyses every file of its workspace by itself and republishes
     /// what a change affects, whether the file is open or not (pyright and
-    /// basedpyright in `diagnosticMode: "workspace"`). What it published is then a
-    /// complete, live before view, and the files it republishes after an edit are
-    /// the edit's dependents: no scan, no opening. Such a server is told of no pull
-    /// capability (pyright stops publishing when pulls are offered); it is done with
-    /// a change when the files it was told of are republished and the work-done
+    /// basedpyright in `diagnosticMode: "workspace"`, gopls). What it published is
+    /// then a complete, live before view, and the files it republishes after an edit
+    /// are the edit's dependents: no scan, no opening. Such a server is told of no
+    /// pull capability (pyright stops publishing when pulls are offered); it is done
+    /// with a change when the files it was told of are republished and the work-done
     /// progress it created has ended (see `lsp`).
-    pub workspace_analysis: bool,
-    /// With `workspace_analysis`: the silence that settles a cold server that has
-    /// not yet shown the progress of an analysis of its workspace, which may not have
-    /// begun (see `pyright`). `None`: its `quiet`.
-    pub first_analysis_quiet: Option<Duration>,
+    WorkspaceAnalysis {
+        /// The silence that settles a cold server that has not yet shown the
+        /// progress of an analysis of its workspace, which may not have begun (see
+        /// `pyright`). `None`: its `quiet`.
+        first_analysis_quiet: Option<Duration>,
+        /// The server waits for more typing after a `didChange` before it analyses
+        /// (pyright: 250 ms, see `pyright`; basedpyright waits as well, but does not
+        /// publish a file reopened so, and keeps the change). A written file's new
+        /// text then goes as a close, which has it read the disk and mark the file's
+        /// importers, and an open, which it takes at once. A text the disk does not
+        /// hold (a dry run, a review) still goes as a change: an open alone would
+        /// have it re-analyse the file but not its importers. (Answering pulls, with
+        /// its analysis of the workspace off, it answers at once, backoff or not.)
+        typing_backoff: bool,
+    },
     /// A save starts the server's check of the whole project, bracketed by a
     /// work-done progress, which pushes every file it finds a problem in and clears
     /// the rest (rust-analyzer's `cargo check`, its flycheck; see `rust_analyzer`).
@@ -110,59 +146,107 @@ pub struct WaitProfile {
     /// dependents: no scan, no opening. A change not written (a dry run, a review)
     /// is not what it checks: its dependents are scanned and opened. A server told
     /// of a save is not settled until a check that began after it has ended.
-    #[serde(default)]
-    pub check_after_save: bool,
-    /// With `check_after_save`: an answer to a pull sent after the check's end comes
-    /// after every push of that check, so it ends the wait with no silence after it
-    /// (rust-analyzer with one worker thread, see `rust_analyzer`).
-    #[serde(default)]
-    pub pushes_before_answers: bool,
-    /// With `check_after_save`: the server is shown no document. No file is
-    /// opened, changed or closed; a written one is announced by asking for the check
-    /// of every crate (`rust-analyzer/runFlycheck`) instead of a save, and a file is
-    /// asked about with a pull, answered for the text on disk. For a server whose own
-    /// analysis is off, reporting its check of the disk alone (rust-analyzer for one
-    /// written edit, see `rust_analyzer::for_one_written_edit`).
-    #[serde(default)]
-    pub disk_only: bool,
-    /// The server rebuilds a file sent again with its text unchanged only when it
-    /// sees a reason of its own, and misses some (clangd: a header included after
-    /// the file's preamble, a header it did not find; see `servers::clangd::protocol`); such a
-    /// change asks it to rebuild where it would miss one.
-    #[serde(default)]
-    pub force_rebuild_unchanged: bool,
-    /// The server waits for more typing after a `didChange` before it analyses
-    /// (pyright: 250 ms, see `pyright`; basedpyright waits as well, but does not
-    /// publish a file reopened so, and keeps the change). A written file's new text
-    /// then goes as a close, which has it read the disk and mark the file's
-    /// importers, and an open, which it takes at once. A text the disk does not
-    /// hold (a dry run, a review) still goes as a change: an open alone would have it
-    /// re-analyse the file but not its importers. Only with `workspace_analysis`:
-    /// a pull is answered at once, backoff or not.
-    #[serde(default)]
-    pub typing_backoff: bool,
+    CheckAfterSave {
+        /// An answer to a pull sent after the check's end comes after every push of
+        /// that check, so it ends the wait with no silence after it (rust-analyzer
+        /// with one worker thread, see `rust_analyzer`).
+        pushes_before_answers: bool,
+        /// The server is shown no document. No file is opened, changed or closed; a
+        /// written one is announced by asking for the check of every crate
+        /// (`rust-analyzer/runFlycheck`) instead of a save, and a file is asked about
+        /// with a pull, answered for the text on disk. For a server whose own
+        /// analysis is off, reporting its check of the disk alone (rust-analyzer for
+        /// one written edit, see `rust_analyzer::for_one_written_edit`).
+        disk_only: bool,
+    },
+}
+
+impl Delivery {
+    /// A workspace analysis with nothing more known of it: the project-wide mode of
+    /// a server a config adds (or gives its own command), or gopls's.
+    pub const ANALYSIS: Delivery = Delivery::WorkspaceAnalysis {
+        first_analysis_quiet: None,
+        typing_backoff: false,
+    };
 }
 
 impl WaitProfile {
+    /// See [`Delivery::WorkspaceAnalysis`].
+    pub fn workspace_analysis(&self) -> bool {
+        matches!(self.delivery, Delivery::WorkspaceAnalysis { .. })
+    }
+
+    /// See [`Delivery::CheckAfterSave`].
+    pub fn check_after_save(&self) -> bool {
+        matches!(self.delivery, Delivery::CheckAfterSave { .. })
+    }
+
+    /// See [`Delivery::TsserverPull`].
+    pub fn tsserver_pull(&self) -> bool {
+        self.delivery == Delivery::TsserverPull
+    }
+
+    /// Whether the server is shown no document (see [`Delivery::CheckAfterSave`]).
+    pub fn disk_only(&self) -> bool {
+        matches!(
+            self.delivery,
+            Delivery::CheckAfterSave {
+                disk_only: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether an answer to a pull sent after its check's end proves the check's
+    /// pushes in (see [`Delivery::CheckAfterSave`]).
+    pub fn pushes_before_answers(&self) -> bool {
+        matches!(
+            self.delivery,
+            Delivery::CheckAfterSave {
+                pushes_before_answers: true,
+                ..
+            }
+        )
+    }
+
+    /// The silence that settles a cold server analysing its workspace that has not
+    /// yet shown the progress of that analysis (see
+    /// [`Delivery::WorkspaceAnalysis`]); `quiet` for any other.
+    pub fn first_analysis_quiet(&self) -> Duration {
+        match self.delivery {
+            Delivery::WorkspaceAnalysis {
+                first_analysis_quiet: Some(quiet),
+                ..
+            } => quiet,
+            _ => self.quiet,
+        }
+    }
+
     /// Whether the server reports on files nobody opened by itself (a project-wide
     /// analysis, or a check of the whole project after a save): what it said is the
     /// before view of the files the run did not ask about, and it is settled before
     /// that view is taken and after the edit.
     pub fn reports_unopened(&self) -> bool {
-        self.workspace_analysis || self.check_after_save
+        self.workspace_analysis() || self.check_after_save()
     }
 
     /// Whether the server names an edit's dependents by itself, re-checking them
     /// unopened: always when it analyses its whole workspace, when the edit is
     /// `written` if it checks the project after a save.
     pub fn finds_dependents(&self, written: bool) -> bool {
-        self.workspace_analysis || (self.check_after_save && written)
+        self.workspace_analysis() || (self.check_after_save() && written)
     }
 
     /// Whether a written file's new text goes as a close and an open (see
-    /// `typing_backoff`).
+    /// [`Delivery::WorkspaceAnalysis`]'s `typing_backoff`).
     pub fn reopens_written_files(&self) -> bool {
-        self.typing_backoff && self.workspace_analysis
+        matches!(
+            self.delivery,
+            Delivery::WorkspaceAnalysis {
+                typing_backoff: true,
+                ..
+            }
+        )
     }
 
     /// The silence that settles the server once every file has a positive sign.
@@ -186,20 +270,14 @@ impl WaitProfile {
 impl Default for WaitProfile {
     fn default() -> Self {
         WaitProfile {
+            delivery: Delivery::OpenFiles,
             versioned_publish: true,
             quiet: Duration::from_millis(300),
             confirmed_quiet: None,
-            tsserver_pull: false,
             unpublished_after: Duration::from_millis(1000),
             refresh_is_news: true,
             dependents_see_unsaved: true,
-            workspace_analysis: false,
-            first_analysis_quiet: None,
-            check_after_save: false,
-            pushes_before_answers: false,
-            disk_only: false,
             force_rebuild_unchanged: false,
-            typing_backoff: false,
         }
     }
 }
@@ -616,5 +694,108 @@ mod configuration_tests {
         assert!(!name_matches("tsconfig*.json", "my-tsconfig.json"));
         assert!(name_matches("go.mod", "go.mod"));
         assert!(!name_matches("go.mod", "go.sum"));
+    }
+}
+
+#[cfg(test)]
+mod delivery_tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn named(name: &str) -> ServerSpec {
+        builtin()
+            .into_iter()
+            .find(|s| s.name == name)
+            .expect("a built-in server")
+    }
+
+    /// Each family's way of reporting, as built in.
+    #[test]
+    fn each_family_reports_its_own_way() {
+        let delivery = |name: &str| named(name).wait.delivery;
+        assert!(matches!(
+            delivery(pyright::PYRIGHT),
+            Delivery::WorkspaceAnalysis {
+                first_analysis_quiet: Some(_),
+                typing_backoff: true,
+            }
+        ));
+        assert!(matches!(
+            delivery(pyright::BASEDPYRIGHT),
+            Delivery::WorkspaceAnalysis {
+                typing_backoff: false,
+                ..
+            }
+        ));
+        assert_eq!(delivery(gopls::GOPLS), Delivery::ANALYSIS);
+        assert_eq!(
+            delivery(rust_analyzer::RUST_ANALYZER),
+            Delivery::CheckAfterSave {
+                pushes_before_answers: true,
+                disk_only: false,
+            }
+        );
+        assert_eq!(delivery(typescript::TSLS), Delivery::TsserverPull);
+        assert_eq!(delivery(clangd::CLANGD), Delivery::OpenFiles);
+        assert_eq!(delivery(TSGO), Delivery::OpenFiles);
+    }
+
+    /// Off and on again, each family gets back the way it reports when on, its
+    /// options with it.
+    #[test]
+    fn the_project_wide_mode_switched_back_on_restores_the_familys_way() {
+        for name in [
+            pyright::PYRIGHT,
+            pyright::BASEDPYRIGHT,
+            gopls::GOPLS,
+            rust_analyzer::RUST_ANALYZER,
+        ] {
+            let built_in = named(name);
+            let mut spec = built_in.clone();
+            assert_eq!(set_project_wide(&mut spec, false), Ok(()));
+            assert_eq!(spec.wait.delivery, Delivery::OpenFiles, "{name}");
+            assert!(!spec.wait.reports_unopened(), "{name}");
+            assert_eq!(set_project_wide(&mut spec, true), Ok(()));
+            assert_eq!(spec.wait, built_in.wait, "{name}");
+        }
+    }
+
+    /// A server a config adds (or a built-in given its own command) switched on
+    /// analyses its workspace with nothing more known of it; one that checks after a
+    /// save keeps that way.
+    #[test]
+    fn a_configured_servers_project_wide_mode_is_a_plain_workspace_analysis() {
+        let mut added = named(clangd::CLANGD);
+        added.name = "zls".into();
+        added.origin = Origin::UserConfig;
+        assert_eq!(set_project_wide(&mut added, true), Ok(()));
+        assert_eq!(added.wait.delivery, Delivery::ANALYSIS);
+        assert!(added.wait.force_rebuild_unchanged, "the rest kept");
+        assert_eq!(set_project_wide(&mut added, false), Ok(()));
+        assert_eq!(added.wait.delivery, Delivery::OpenFiles);
+
+        let mut own = named(rust_analyzer::RUST_ANALYZER);
+        own.origin = Origin::UserConfig;
+        let check = own.wait.delivery.clone();
+        assert_eq!(set_project_wide(&mut own, true), Ok(()));
+        assert_eq!(own.wait.delivery, check);
+    }
+
+    /// The waits cross the daemon's socket inside a server's entry.
+    #[test]
+    fn every_entry_crosses_the_wire_unchanged() {
+        let mut table = builtin();
+        let mut one_edit = named(rust_analyzer::RUST_ANALYZER);
+        let root = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(root.path().join("Cargo.toml"), "").expect("Cargo.toml written");
+        for_one_written_edit(&mut one_edit, Path::new(root.path()));
+        assert!(one_edit.wait.disk_only());
+        table.push(one_edit);
+        for spec in table {
+            let text = serde_json::to_string(&spec).expect("an entry serializes");
+            let back: ServerSpec = serde_json::from_str(&text).expect("and reads back");
+            assert_eq!(back, spec);
+        }
     }
 }

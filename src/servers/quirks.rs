@@ -39,10 +39,10 @@ pub use super::typescript::tsserver::Answer as RoutedAnswer;
 #[derive(Debug)]
 pub struct Quirks {
     /// Pulls go to tsserver through typescript-language-server, once its
-    /// `initialize` answer offered the command (`WaitProfile::tsserver_pull`).
+    /// `initialize` answer offered the command (`Delivery::TsserverPull`).
     route: Option<Route>,
     /// rust-analyzer's check of the project a save starts
-    /// (`WaitProfile::check_after_save`).
+    /// (`Delivery::CheckAfterSave`).
     check: Check,
     /// rust-analyzer's `experimental/serverStatus`: false while it is indexing.
     quiescent: Option<bool>,
@@ -58,7 +58,7 @@ impl Quirks {
     pub fn new(wait: &WaitProfile, root: &Path) -> Quirks {
         Quirks {
             route: None,
-            check: Check::at_start(wait.check_after_save, root),
+            check: Check::at_start(wait.check_after_save(), root),
             quiescent: None,
             health_error: None,
             file_status: FileStatuses::default(),
@@ -75,7 +75,7 @@ impl Quirks {
     pub fn offer(wait: &WaitProfile, capabilities: &mut Value) {
         clangd::offer_offset_encoding(capabilities);
         rust_analyzer::offer_server_status(capabilities);
-        if wait.workspace_analysis {
+        if wait.workspace_analysis() {
             pyright::withhold_pull_capability(capabilities);
         }
     }
@@ -84,7 +84,7 @@ impl Quirks {
     /// own: whether its pulls go to tsserver (typescript-language-server's command,
     /// for a server whose profile asks for it).
     pub fn route_pulls(&mut self, wait: &WaitProfile, capabilities: &Value) -> bool {
-        if wait.tsserver_pull && tsserver::offered(capabilities) {
+        if wait.tsserver_pull() && tsserver::offered(capabilities) {
             self.route = Some(Route::default());
             return true;
         }
@@ -126,7 +126,7 @@ impl Quirks {
     /// progress under way at once, for a server analysing its workspace (pyright,
     /// see `pyright::protocol::analysis_token`).
     pub fn progress_created(wait: &WaitProfile, params: &Value) -> Option<String> {
-        wait.workspace_analysis
+        wait.workspace_analysis()
             .then(|| pyright::analysis_token(params))
     }
 
@@ -147,7 +147,7 @@ impl Quirks {
         held: Option<(u64, &[Diagnostic])>,
         list: &[Diagnostic],
     ) -> bool {
-        wait.check_after_save && self.check.stale(held, list)
+        wait.check_after_save() && self.check.stale(held, list)
     }
 
     /// Why the server says it could not load its project, while it says so, from
@@ -227,7 +227,7 @@ impl Quirks {
         wait: &WaitProfile,
         answered_after: impl FnOnce(u64) -> bool,
     ) -> bool {
-        wait.check_after_save && wait.pushes_before_answers && self.check.proven_in(answered_after)
+        wait.pushes_before_answers() && self.check.proven_in(answered_after)
     }
 
     // ------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ impl Quirks {
         pushed: Option<(u64, &'a [Diagnostic])>,
         changed_at: Option<u64>,
     ) -> Option<&'a [Diagnostic]> {
-        if !wait.tsserver_pull {
+        if !wait.tsserver_pull() {
             return None;
         }
         tsserver::current(pulled, pushed, changed_at)

@@ -16,7 +16,7 @@ use super::*;
 use crate::lsp::transport::MemoryPeer;
 use crate::lsp::uri;
 use crate::lsp::{FileChangeType, ServerId};
-use crate::servers::{ServerSpec, WaitProfile};
+use crate::servers::{Delivery, ServerSpec, WaitProfile};
 
 /// A server spec whose full quiet is long and whose confirmed quiet is short, so a
 /// test can tell which of the two ended a wait by its deadline alone.
@@ -419,7 +419,7 @@ fn a_server_that_dies_mid_wait_ends_the_wait_with_the_reason() {
 fn analysing() -> WaitProfile {
     WaitProfile {
         quiet: Duration::from_millis(60),
-        workspace_analysis: true,
+        delivery: Delivery::ANALYSIS,
         ..WaitProfile::default()
     }
 }
@@ -508,7 +508,10 @@ fn a_change_to_a_file_the_analyser_never_reported_is_owed_nothing() {
 /// pyright, cold: its quiet is short, its first-analysis quiet long.
 fn analysing_cold() -> WaitProfile {
     WaitProfile {
-        first_analysis_quiet: Some(LONG_QUIET),
+        delivery: Delivery::WorkspaceAnalysis {
+            first_analysis_quiet: Some(LONG_QUIET),
+            typing_backoff: false,
+        },
         ..analysing()
     }
 }
@@ -607,7 +610,10 @@ fn checking() -> WaitProfile {
     WaitProfile {
         quiet: Duration::from_millis(2000),
         confirmed_quiet: Some(Duration::from_millis(10)),
-        check_after_save: true,
+        delivery: Delivery::CheckAfterSave {
+            pushes_before_answers: false,
+            disk_only: false,
+        },
         ..WaitProfile::default()
     }
 }
@@ -733,7 +739,10 @@ fn an_answer_to_a_pull_sent_after_the_check_ended_proves_its_pushes_in() {
 fn a_check_proven_in_ends_the_wait_without_a_silence() {
     let silent_long = WaitProfile {
         confirmed_quiet: Some(Duration::from_secs(60)),
-        pushes_before_answers: true,
+        delivery: Delivery::CheckAfterSave {
+            pushes_before_answers: true,
+            disk_only: false,
+        },
         ..checking()
     };
     let (mut pool, s) = pool_with(silent_long, pull_capabilities(), check_then_refresh());
@@ -753,7 +762,10 @@ fn a_first_check_cancelled_to_restart_it_is_not_proven_in() {
     let silent_long = WaitProfile {
         quiet: Duration::from_millis(600),
         confirmed_quiet: Some(Duration::from_secs(60)),
-        pushes_before_answers: true,
+        delivery: Delivery::CheckAfterSave {
+            pushes_before_answers: true,
+            disk_only: false,
+        },
         ..checking()
     };
     // A Cargo workspace: its first check is owed from the start.

@@ -185,7 +185,9 @@ fn lspgate_baseline_stores_one_that_the_next_cold_edit_uses() {
     // c.py's own error is the tree's state, not new: stored, exit 0.
     made.assert_code(0);
     assert!(
-        made.notes().iter().any(|n| n.contains("stored a baseline of pyright")),
+        made.notes()
+            .iter()
+            .any(|n| n.contains("stored a baseline of pyright")),
         "{made}"
     );
     let mut files = Vec::new();

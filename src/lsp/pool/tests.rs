@@ -13,8 +13,8 @@ use super::*;
 use crate::lsp::protocol;
 use crate::lsp::server::Lifecycle;
 use crate::lsp::uri;
-use crate::servers::WaitProfile;
 use crate::servers::typescript::tsserver;
+use crate::servers::{Delivery, WaitProfile};
 
 /// A built-in entry made a server in memory with `wait`: the fields this file does
 /// not care about stay as the table has them.
@@ -280,7 +280,7 @@ fn a_crash_is_a_death_after_initialize_and_a_kill_is_not() {
 #[test]
 fn typescript_language_server_is_pulled_through_tsserver() {
     let wait = WaitProfile {
-        tsserver_pull: true,
+        delivery: Delivery::TsserverPull,
         ..WaitProfile::default()
     };
     let caps = json!({ "executeCommandProvider": { "commands": [tsserver::COMMAND] } });
@@ -366,7 +366,10 @@ fn clangd_file_status_and_rust_analyzer_server_status_are_recorded() {
 #[test]
 fn rust_analyzer_a_check_list_arriving_after_a_fuller_one_is_not_taken() {
     let check = WaitProfile {
-        check_after_save: true,
+        delivery: Delivery::CheckAfterSave {
+            pushes_before_answers: false,
+            disk_only: false,
+        },
         ..WaitProfile::default()
     };
     let (mut pool, id, peer) = started(check, json!({}));
@@ -576,11 +579,14 @@ fn the_clock_orders_what_is_sent_and_what_comes_back() {
     assert_eq!(pool.clock(), tick);
 }
 
-/// rust-analyzer for one written edit (`WaitProfile::disk_only`), started.
+/// rust-analyzer for one written edit (`Delivery::CheckAfterSave`'s `disk_only`),
+/// started.
 fn started_shown_no_document() -> (Pool, ServerId, MemoryPeer) {
     let wait = WaitProfile {
-        check_after_save: true,
-        disk_only: true,
+        delivery: Delivery::CheckAfterSave {
+            pushes_before_answers: false,
+            disk_only: true,
+        },
         ..WaitProfile::default()
     };
     started(wait, json!({}))

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{Allow, AllowList, ServerSpec, WaitProfile, entry, languages, strs};
+use super::{Allow, AllowList, Delivery, ServerSpec, WaitProfile, entry, languages, strs};
 
 pub(super) const GOPLS: &str = "gopls";
 
@@ -40,7 +40,7 @@ pub(super) fn gopls() -> ServerSpec {
             // so what it published is the before view and the dependents: opening
             // them made it reload package metadata (`go list`), 0.8 s a run on a
             // 34-file module.
-            workspace_analysis: true,
+            delivery: Delivery::ANALYSIS,
             ..WaitProfile::default()
         },
         install_hint: "apt-get install gopls golang-go".into(),
@@ -98,5 +98,9 @@ pub(super) const ALLOWED: AllowList = AllowList {
 /// `project-wide` for gopls: it reports unopened files by itself whatever it is told;
 /// off, lspgate scans for the dependents and opens them instead.
 pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
-    spec.wait.workspace_analysis = on;
+    spec.wait.delivery = if on {
+        Delivery::ANALYSIS
+    } else {
+        Delivery::OpenFiles
+    };
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Allow, AllowList, Origin, ServerSpec, WaitProfile, entry, languages, strs};
+use super::{Allow, AllowList, Delivery, Origin, ServerSpec, WaitProfile, entry, languages, strs};
 
 pub(super) const PYRIGHT: &str = "pyright";
 pub(super) const BASEDPYRIGHT: &str = "basedpyright";
@@ -44,23 +44,26 @@ fn analysis() -> Value {
 /// answers pulls, and its answers to pulls sent after a change are final, although
 /// it sends a `workspace/diagnostic/refresh` ~250 ms after every change: the
 /// refresh is no news.
-fn wait() -> WaitProfile {
+fn wait(name: &str) -> WaitProfile {
     WaitProfile {
+        delivery: workspace_analysis(name),
         quiet: Duration::from_millis(60),
         refresh_is_news: false,
-        workspace_analysis: true,
-        // Cold, its first publishes may come before the workspace analysis: the
-        // open files, checked while it still lists the workspace's files (Django:
-        // 1 s without a message), or the empty publishes of every file it found,
-        // some 40 ms before it creates the progress of their analysis (longer on a
-        // loaded machine). The progress ending is the sign that the analysis ran; a
-        // workspace small enough to be analysed in one slice shows none, and is
-        // settled by this silence instead.
-        first_analysis_quiet: Some(Duration::from_secs(1)),
         ..WaitProfile::default()
     }
 }
 
+/// The workspace analysis of server `name` (pyright or basedpyright), its
+/// project-wide mode.
+///
+/// Cold, its first publishes may come before the workspace analysis: the open files,
+/// checked while it still lists the workspace's files (Django: 1 s without a
+/// message), or the empty publishes of every file it found, some 40 ms before it
+/// creates the progress of their analysis (longer on a loaded machine). The progress
+/// ending is the sign that the analysis ran; a workspace small enough to be analysed
+/// in one slice shows none, and is settled by the silence of `first_analysis_quiet`
+/// instead.
+///
 /// pyright waits 250 ms for more typing after a `didChange` before it analyses
 /// (`_userActivityBackoffTimeInMs` in its `analyzer/service.ts`); a `didOpen` is no
 /// typing. A written file's new text is therefore sent as a close (it reads the disk,
@@ -70,10 +73,10 @@ fn wait() -> WaitProfile {
 /// last word: 0.31–0.34 s after a change, 0.06–0.09 s after a close and an open.
 /// basedpyright, on the same fixture, publishes the closed file empty without a
 /// version and never the reopened one: it keeps the change and its backoff.
-fn pyright_wait() -> WaitProfile {
-    WaitProfile {
-        typing_backoff: true,
-        ..wait()
+fn workspace_analysis(name: &str) -> Delivery {
+    Delivery::WorkspaceAnalysis {
+        first_analysis_quiet: Some(Duration::from_secs(1)),
+        typing_backoff: name == PYRIGHT,
     }
 }
 
@@ -96,7 +99,7 @@ pub(super) fn pyright() -> ServerSpec {
         },
         root_markers: strs(PYTHON_ROOTS),
         settings: json!({ "python": { "analysis": analysis() } }),
-        wait: pyright_wait(),
+        wait: wait(PYRIGHT),
         install_hint: "npm install -g pyright".into(),
         ..entry(
             PYRIGHT,
@@ -120,7 +123,7 @@ pub(super) fn basedpyright() -> ServerSpec {
             "python": {},
             "basedpyright": { "analysis": analysis() },
         }),
-        wait: wait(),
+        wait: wait(BASEDPYRIGHT),
         install_hint: "pip install basedpyright".into(),
         ..entry(
             BASEDPYRIGHT,
@@ -240,8 +243,14 @@ pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), St
             ));
         }
         // A server a config adds that analyses its whole workspace by itself: only
-        // the waits need to know.
-        spec.wait.workspace_analysis = on;
+        // the waits need to know. One that reports unopened files already (a
+        // rust-analyzer given its own command, checking after a save) keeps its
+        // way; off ends a workspace analysis only.
+        if on && !spec.wait.reports_unopened() {
+            spec.wait.delivery = Delivery::ANALYSIS;
+        } else if !on && spec.wait.workspace_analysis() {
+            spec.wait.delivery = Delivery::OpenFiles;
+        }
         return Ok(());
     };
     let mode = if on { "workspace" } else { "openFilesOnly" };
@@ -262,7 +271,7 @@ pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), St
     if let Some(map) = node.as_object_mut() {
         map.insert("diagnosticMode".into(), json!(mode));
     }
-    spec.wait.workspace_analysis = on;
+    switch(spec, on);
     Ok(())
 }
 
@@ -271,7 +280,18 @@ pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), St
 pub fn reconcile_project_wide(spec: &mut ServerSpec) {
     if let Some(section) = mode_section(&spec.name) {
         let key = format!("{section}.analysis.diagnosticMode");
-        spec.wait.workspace_analysis = spec.setting(Some(&key)) == "workspace";
+        let on = spec.setting(Some(&key)) == "workspace";
+        switch(spec, on);
+    }
+}
+
+/// pyright or basedpyright with its workspace analysis `on` (as it was, if it was
+/// on) or off (answering pulls for the files it is shown).
+fn switch(spec: &mut ServerSpec, on: bool) {
+    if !on {
+        spec.wait.delivery = Delivery::OpenFiles;
+    } else if !spec.wait.workspace_analysis() {
+        spec.wait.delivery = workspace_analysis(&spec.name);
     }
 }
 
@@ -294,13 +314,13 @@ mod tests {
     #[test]
     fn the_project_wide_mode_switches_pyright_between_workspace_and_open_files() {
         let mut pyright = builtin().remove(0);
-        assert!(pyright.wait.workspace_analysis);
+        assert!(pyright.wait.workspace_analysis());
         assert_eq!(
             pyright.setting(Some("python.analysis.diagnosticMode")),
             "workspace"
         );
         assert_eq!(set_project_wide(&mut pyright, false), Ok(()));
-        assert!(!pyright.wait.workspace_analysis);
+        assert!(!pyright.wait.workspace_analysis());
         assert_eq!(
             pyright.setting(Some("python.analysis.diagnosticMode")),
             "openFilesOnly"
@@ -321,6 +341,6 @@ mod tests {
             .find(|s| s.name == "gopls")
             .expect("gopls is built in");
         assert_eq!(super::super::set_project_wide(&mut gopls, false), Ok(()));
-        assert!(!gopls.wait.workspace_analysis);
+        assert!(!gopls.wait.workspace_analysis());
     }
 }

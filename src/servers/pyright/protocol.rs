@@ -1,5 +1,5 @@
 //! What pyright (and basedpyright, its fork) asks of a client when it analyses its
-//! whole workspace (`WaitProfile::workspace_analysis`, its entries in `servers`): its
+//! whole workspace (`Delivery::WorkspaceAnalysis`, its entries in `servers`): its
 //! publishes are the answer, so it must not be offered pulls, and its analysis is
 //! under way from the moment it creates the progress token that reports it. (The
 //! publishes it owes after a change are the diagnostics store's: `diagnostics`.)

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Allow, AllowList, ServerSpec, WaitProfile, entry, languages, strs};
+use super::{Allow, AllowList, Delivery, ServerSpec, WaitProfile, entry, languages, strs};
 
 pub(super) const RUST_ANALYZER: &str = "rust-analyzer";
 
@@ -39,8 +39,9 @@ pub(super) fn rust_analyzer() -> ServerSpec {
         // cargo check runs after a save and reports through progress; between
         // its progress tokens there can be short gaps. It publishes a file more than
         // once per change, so a publish of our version is no sign that it is done:
-        // the check's end is (`check_after_save`); its pushes can trail that end until
-        // a pull sent after it is answered, else the full quiet (`protocol`).
+        // the check's end is (`Delivery::CheckAfterSave`); its pushes can trail that
+        // end until a pull sent after it is answered, else the full quiet
+        // (`protocol`).
         // A pull answer with no check owed is its final word on the file:
         // `confirmed_quiet`; none after an answer that proves a check's pushes in
         // (`numThreads` above).
@@ -54,8 +55,7 @@ pub(super) fn rust_analyzer() -> ServerSpec {
             // arriving after it (`protocol::Check::stale`), which once
             // looked like a check dropping results and had the scan's likely
             // dependents opened and pulled as well: 3x slower warm on itertools.
-            check_after_save: true,
-            pushes_before_answers: true,
+            delivery: checking(),
             ..WaitProfile::default()
         },
         install_hint: "rustup component add rust-analyzer".into(),
@@ -78,7 +78,22 @@ pub(super) fn rust_analyzer() -> ServerSpec {
 /// lspgate neither waits for it nor takes what it pushes for files nobody opened;
 /// the scan's dependents alone are asked about.
 pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
-    spec.wait.check_after_save = on;
+    if !on {
+        spec.wait.delivery = Delivery::OpenFiles;
+    } else if !spec.wait.check_after_save() {
+        spec.wait.delivery = checking();
+    }
+}
+
+/// Its check after a save, waited for: its pushes come before its answers to pulls
+/// sent after the check's end with one worker thread, as it is started
+/// (`numThreads`, see [`rust_analyzer`]; [`reconcile_project_wide`] says otherwise
+/// for a config that gives it more), and it is shown the documents.
+fn checking() -> Delivery {
+    Delivery::CheckAfterSave {
+        pushes_before_answers: true,
+        disk_only: false,
+    }
 }
 
 /// With `checkOnSave` off (in its settings or initialization options, as a boolean
@@ -92,12 +107,17 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
         v.as_bool() == Some(false) || v.get("enable").and_then(|e| e.as_bool()) == Some(false)
     };
     if configured(spec, "checkOnSave").iter().any(off) {
-        spec.wait.check_after_save = false;
+        spec.wait.delivery = Delivery::OpenFiles;
     }
     // A config that gives it more worker threads gives up that order.
     let one = |v: &Value| v.is_null() || v == &json!(1);
-    if !configured(spec, "numThreads").iter().all(one) {
-        spec.wait.pushes_before_answers = false;
+    if !configured(spec, "numThreads").iter().all(one)
+        && let Delivery::CheckAfterSave {
+            pushes_before_answers,
+            ..
+        } = &mut spec.wait.delivery
+    {
+        *pushes_before_answers = false;
     }
 }
 
@@ -119,10 +139,13 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
 /// (hence no created file), its hints. Not for a dry run, a review or the daemon,
 /// whose changes its check cannot see or which may meet one next.
 pub(super) fn for_one_written_edit(spec: &mut ServerSpec, root: &Path) {
-    if !spec.wait.check_after_save || !checks_at_start(root) {
+    let Delivery::CheckAfterSave { disk_only, .. } = &mut spec.wait.delivery else {
+        return;
+    };
+    if !checks_at_start(root) {
         return;
     }
-    spec.wait.disk_only = true;
+    *disk_only = true;
     let options = spec.initialization_options.get_or_insert_with(|| json!({}));
     if let Some(options) = options.as_object_mut() {
         let diagnostics = options.entry("diagnostics").or_insert_with(|| json!({}));
@@ -232,15 +255,15 @@ mod tests {
     fn an_answer_ends_the_wait_only_with_one_worker_thread() {
         let mut one = rust_analyzer_spec();
         reconcile_project_wide(&mut one);
-        assert!(one.wait.pushes_before_answers);
+        assert!(one.wait.pushes_before_answers());
         let mut two = rust_analyzer_spec();
         two.initialization_options = Some(json!({ "numThreads": 2 }));
         reconcile_project_wide(&mut two);
-        assert!(!two.wait.pushes_before_answers);
+        assert!(!two.wait.pushes_before_answers());
         let mut logical = rust_analyzer_spec();
         logical.settings = json!({ "rust-analyzer": { "numThreads": "logical" } });
         reconcile_project_wide(&mut logical);
-        assert!(!logical.wait.pushes_before_answers);
+        assert!(!logical.wait.pushes_before_answers());
     }
 
     #[test]
@@ -253,7 +276,7 @@ mod tests {
         let options = spec.initialization_options.clone().unwrap_or_default();
         assert_eq!(options["diagnostics"]["enable"], json!(false));
         assert_eq!(options["numThreads"], json!(1), "the rest kept");
-        assert!(spec.wait.disk_only);
+        assert!(spec.wait.disk_only());
 
         let mut own = rust_analyzer_spec();
         own.initialization_options = Some(json!({ "diagnostics": { "disabled": ["E0001"] } }));
@@ -264,37 +287,37 @@ mod tests {
 
         // No check after a save: its own analysis is all there is.
         let mut unchecked = rust_analyzer_spec();
-        unchecked.wait.check_after_save = false;
+        unchecked.wait.delivery = Delivery::OpenFiles;
         for_one_written_edit(&mut unchecked, root);
-        assert!(!unchecked.wait.disk_only);
+        assert!(!unchecked.wait.disk_only());
         let options = unchecked.initialization_options.unwrap_or_default();
         assert!(options.get("diagnostics").is_none());
 
         // No Cargo workspace: no check to run.
         let mut detached = rust_analyzer_spec();
         for_one_written_edit(&mut detached, &root.join("elsewhere"));
-        assert!(!detached.wait.disk_only);
+        assert!(!detached.wait.disk_only());
     }
 
     #[test]
     fn its_check_after_a_save_is_waited_for_unless_check_on_save_is_off() {
         let mut on = rust_analyzer_spec();
         reconcile_project_wide(&mut on);
-        assert!(on.wait.check_after_save);
+        assert!(on.wait.check_after_save());
 
         let mut off_in_options = rust_analyzer_spec();
         off_in_options.initialization_options = Some(json!({ "checkOnSave": false }));
         reconcile_project_wide(&mut off_in_options);
-        assert!(!off_in_options.wait.check_after_save);
+        assert!(!off_in_options.wait.check_after_save());
 
         let mut off_in_settings = rust_analyzer_spec();
         off_in_settings.settings =
             json!({ "rust-analyzer": { "checkOnSave": { "enable": false } } });
         reconcile_project_wide(&mut off_in_settings);
-        assert!(!off_in_settings.wait.check_after_save);
+        assert!(!off_in_settings.wait.check_after_save());
 
         let mut not_project_wide = rust_analyzer_spec();
         super::super::set_project_wide(&mut not_project_wide, false).expect("it has the mode");
-        assert!(!not_project_wide.wait.check_after_save);
+        assert!(!not_project_wide.wait.check_after_save());
     }
 }

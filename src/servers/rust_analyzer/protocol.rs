@@ -7,7 +7,7 @@
 //! Its flycheck: with `checkOnSave`, a save (and, once it has loaded a Cargo
 //! workspace, its start) runs `cargo check` on the crates, bracketed by a work-done
 //! progress `rust-analyzer/flycheck/N`, and pushes rustc's diagnostics for every file
-//! of them: [`Check`] follows it for `WaitProfile::check_after_save`. A change with no
+//! of them: [`Check`] follows it for `Delivery::CheckAfterSave`. A change with no
 //! save to start one (a deleted module) asks for it with `rust-analyzer/runFlycheck`.
 //! A reload of its workspace (a file deleted or created, Cargo.toml changed) drops
 //! the check's diagnostics, and a check is asked for again. The diagnostics it pushes
@@ -55,7 +55,7 @@ pub fn offer_server_status(capabilities: &mut Value) {
 const CHECK_DEBOUNCE: Duration = Duration::from_millis(50);
 
 /// Where the check of the project a server owes stands, for a server whose
-/// `WaitProfile::check_after_save` is set (see the module docs).
+/// `Delivery::CheckAfterSave` is set (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Stage {
     /// None owed: none asked for, or the last one asked for has ended.

@@ -9,7 +9,7 @@
 //! Measured facts the waits rely on (`research/servers-python-ts.md`):
 //! - typescript-language-server publishes 300–800 ms after a change (its geterr
 //!   debounce), with no versions, and not at all for a file that stays clean. So its
-//!   diagnostics are asked of tsserver directly (`tsserver_pull`: the
+//!   diagnostics are asked of tsserver directly (`Delivery::TsserverPull`: the
 //!   `typescript.tsserverRequest` command with the three `*DiagnosticsSync`
 //!   commands, whose answer is final), and without that command an open file with no
 //!   publish 900 ms after the change counts as unchanged.
@@ -31,7 +31,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{
-    Allow, AllowList, Coverage, Dependents, Role, ServerSpec, WaitProfile, entry, languages, strs,
+    Allow, AllowList, Coverage, Delivery, Dependents, Role, ServerSpec, WaitProfile, entry,
+    languages, strs,
 };
 
 pub use choice::{choose, permitted, pin_tsserver};
@@ -74,7 +75,7 @@ pub(super) fn typescript_language_server() -> ServerSpec {
         wait: WaitProfile {
             versioned_publish: false,
             quiet: Duration::from_millis(300),
-            tsserver_pull: true,
+            delivery: Delivery::TsserverPull,
             refresh_is_news: false,
             unpublished_after: Duration::from_millis(900),
             ..WaitProfile::default()

@@ -11,7 +11,7 @@
 //! them (`toDiagnostic`). No crate speaks tsserver's protocol, hence this module.
 //!
 //! The server's part is small: a server whose profile asks for this route
-//! (`WaitProfile::tsserver_pull`) and whose `initialize` answer [`offered`] the command
+//! (`Delivery::TsserverPull`) and whose `initialize` answer [`offered`] the command
 //! keeps a [`Route`]; a pull of a file is then the three requests [`Route::start`]
 //! gives, their answers go to [`Route::answer`], and [`current`] says which of a
 //! file's pull and push stands.
