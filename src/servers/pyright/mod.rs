@@ -90,13 +90,18 @@ pub(super) const CONFIGURATION: &[&str] = &["pyrightconfig.json", "pyproject.tom
 /// is then not read: pyright reads the root's configuration only.)
 const MONOREPOS: &[crate::workspace::MonorepoKind] = &[crate::workspace::MonorepoKind::Uv];
 
+/// What pyright and basedpyright read as configuration, and the monorepos they span.
+fn coverage() -> super::Coverage {
+    super::Coverage {
+        configuration: strs(CONFIGURATION),
+        monorepos: MONOREPOS.to_vec(),
+        ..super::Coverage::default()
+    }
+}
+
 pub(super) fn pyright() -> ServerSpec {
     ServerSpec {
-        coverage: super::Coverage {
-            configuration: strs(CONFIGURATION),
-            monorepos: MONOREPOS.to_vec(),
-            ..super::Coverage::default()
-        },
+        coverage: coverage(),
         root_markers: strs(PYTHON_ROOTS),
         settings: json!({ "python": { "analysis": analysis() } }),
         wait: wait(PYRIGHT),
@@ -113,11 +118,7 @@ pub(super) fn pyright() -> ServerSpec {
 
 pub(super) fn basedpyright() -> ServerSpec {
     ServerSpec {
-        coverage: super::Coverage {
-            configuration: strs(CONFIGURATION),
-            monorepos: MONOREPOS.to_vec(),
-            ..super::Coverage::default()
-        },
+        coverage: coverage(),
         root_markers: strs(PYTHON_ROOTS),
         settings: json!({
             "python": {},
