@@ -140,7 +140,10 @@ fn hashed(paths: Vec<(String, PathBuf)>) -> std::io::Result<BTreeMap<String, Str
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err(std::io::Error::other("hashing failed"))))
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("hashing failed")))
+            })
             .collect()
     });
     let mut files = BTreeMap::new();
