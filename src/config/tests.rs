@@ -645,6 +645,26 @@ fn a_project_cannot_trust_itself() {
 }
 
 #[test]
+fn a_built_in_given_its_own_command_keeps_its_project_wide_switch() {
+    let f = Fixture::new().user(
+        "[server.clangd]\ncommand = \"~/bin/clangd\"\nproject-wide = true\n\
+         [server.rust-analyzer]\ncommand = \"~/bin/rust-analyzer\"\nproject-wide = false\n",
+    );
+    let loaded = f.loaded();
+    let clangd = server(&loaded, "clangd").expect("clangd");
+    assert_eq!(clangd.origin, Origin::UserConfig);
+    assert!(
+        !clangd.wait.workspace_analysis(),
+        "clangd has no analysis of its workspace: {:?}",
+        clangd.wait.delivery
+    );
+    assert!(clangd.coverage.open_units > 0, "its units are opened instead");
+    let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
+    assert!(!ra.wait.check_after_save(), "project-wide off stops its check");
+    assert!(!ra.wait.workspace_analysis());
+}
+
+#[test]
 fn user_commands_need_no_trust() {
     let f = Fixture::new().user("[server.gopls]\ncommand = \"~/bin/gopls\"\nargs = [\"serve\"]\n");
     let loaded = f.loaded();

@@ -617,27 +617,18 @@ pub fn merge_json(base: &mut Value, over: Value) {
 /// Turn a server's project-wide analysis on or off (`project-wide` in a config file):
 /// pyright's and basedpyright's `diagnosticMode`, gopls's reporting of unopened files
 /// taken as such or not, rust-analyzer's check, the units a daemon opens for clangd,
-/// or what a server a config adds does. Any other built-in has
-/// none.
+/// or what a server a config adds does. Any other built-in has none. A built-in given
+/// another command by a config is still its family (it was taken for a server a
+/// config adds: clangd, given its own command and `project-wide = true`, was told it
+/// analyses its workspace, and its includers of an edited header went unchecked).
 pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
-    if spec.origin == Origin::BuiltIn {
-        match spec.name.as_str() {
-            gopls::GOPLS => {
-                gopls::set_project_wide(spec, on);
-                return Ok(());
-            }
-            rust_analyzer::RUST_ANALYZER => {
-                rust_analyzer::set_project_wide(spec, on);
-                return Ok(());
-            }
-            clangd::CLANGD => {
-                clangd::set_project_wide(spec, on);
-                return Ok(());
-            }
-            _ => {}
-        }
+    match spec.name.as_str() {
+        gopls::GOPLS => gopls::set_project_wide(spec, on),
+        rust_analyzer::RUST_ANALYZER => rust_analyzer::set_project_wide(spec, on),
+        clangd::CLANGD => clangd::set_project_wide(spec, on),
+        _ => return pyright::set_project_wide(spec, on),
     }
-    pyright::set_project_wide(spec, on)
+    Ok(())
 }
 
 /// Set up `spec` for a server at `root` that lives for one run of an edit written to
