@@ -658,9 +658,15 @@ fn a_built_in_given_its_own_command_keeps_its_project_wide_switch() {
         "clangd has no analysis of its workspace: {:?}",
         clangd.wait.delivery
     );
-    assert!(clangd.coverage.open_units > 0, "its units are opened instead");
+    assert!(
+        clangd.coverage.open_units > 0,
+        "its units are opened instead"
+    );
     let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");
-    assert!(!ra.wait.check_after_save(), "project-wide off stops its check");
+    assert!(
+        !ra.wait.check_after_save(),
+        "project-wide off stops its check"
+    );
     assert!(!ra.wait.workspace_analysis());
 }
 
