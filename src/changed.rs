@@ -13,7 +13,9 @@
 //! only. It moves forward after every complete `check --changed` (exit 0 or 1: what
 //! it reported is said once) and after every run that writes an edit; an incomplete
 //! one (exit 3) leaves it, so the next call checks the same change again rather than
-//! passing it. A workspace with no baseline yet takes git's index for one, and says
+//! passing it, unless checking it again could tell no more (a server had read the
+//! change from the disk already: `commands::run`'s known gaps; the exit 3 stands, and
+//! the gate holds it). A workspace with no baseline yet takes git's index for one, and says
 //! so; outside git, the tree as it is (nothing to report the first time).
 
 use std::collections::{BTreeMap, HashSet};

@@ -85,6 +85,38 @@ fn sequence(lang: &Lang, daemon: bool) {
     assert_nothing_at(&error, lang.c, lang.c_error_line);
 }
 
+/// A module deleted behind a warm daemon's back, then put back: each `check --changed`
+/// call says what it could not compare (pyright reads the disk), and the call after,
+/// with nothing changed since, exits 0. Before, the module put back stayed the change
+/// of every later call, each exit 3.
+#[test]
+fn pyright_a_module_put_back_is_not_checked_again() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = staged(workspace(&PYRIGHT, &[])).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = changed(test);
+    first.assert_code(0);
+    let a = first.workspace().join("a.py");
+    let text = fs::read_to_string(&a).expect("read a.py");
+    // With a new error of its own in c.py, the call finds something (exit 1), and the
+    // baseline moves past the deletion.
+    fs::remove_file(&a).expect("delete a.py behind lspgate's back");
+    let c = first.workspace().join("c.py");
+    let c_text = fs::read_to_string(&c).expect("read c.py");
+    fs::write(&c, format!("{c_text}late: int = \"not an int\"\n")).expect("write c.py");
+    let deleted = changed(first.again());
+    deleted.assert_code(1);
+    fs::write(&a, &text).expect("put a.py back");
+    fs::write(&c, &c_text).expect("put c.py back");
+    let back = changed(deleted.again());
+    back.assert_code_in(&[0, 3]);
+    let quiet = changed(back.again());
+    quiet.assert_code(0);
+    assert!(quiet.block("project_diagnostics").is_none(), "{quiet}");
+}
+
 #[test]
 fn pyright_reports_each_change_once() {
     sequence(&PYRIGHT, false);
