@@ -373,7 +373,8 @@ pub(crate) fn oid(bytes: &[u8]) -> String {
     hasher.digest().to_string()
 }
 
-fn relative(workspace: &Path, path: &Path) -> Option<String> {
+/// `path` relative to `workspace`, as text; `None` outside it or not UTF-8.
+pub(crate) fn relative(workspace: &Path, path: &Path) -> Option<String> {
     path.strip_prefix(workspace)
         .ok()
         .and_then(|p| p.to_str())

@@ -321,13 +321,13 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     outcomes: list[Outcome] = []
     gate = Gate(gate_binary, scratch / "state", env, args.gate_args)
     if "cold" in args.modes:
-        for case in cases:
-            for _ in range(args.runs):
-                o = run_case(gate, root, case, "cold")
-                outcomes.append(o)
-                log(f"{p.name}/{case.name} cold: {brief(o)}")
+        outcomes += run_cold(gate, root, p, cases, args, "cold", log)
     if "stored" in args.modes:
-        outcomes += run_with_stored_baseline(gate, root, p, cases, args, log)
+        # A CI job whose cache holds the base commit's baseline: one made of the
+        # pristine tree by an untimed `lspgate baseline` first.
+        gate.without_stored_baselines()
+        gate.run(root, ["baseline", "-q", *gate.extra])
+        outcomes += run_cold(gate, root, p, cases, args, "stored", log)
     for mode in ("warm", "agent", "hook"):
         if mode in args.modes:
             outcomes += run_through_daemon(gate, root, p, cases, args, mode, log)
@@ -348,18 +348,15 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     return outcomes, batch.seconds, p.checker_label, alone
 
 
-def run_with_stored_baseline(gate: Gate, root: Path, p: Project, cases: list[Case], args,
-                             log) -> list[Outcome]:
-    """Stored: a baseline of the pristine tree made by an untimed `lspgate baseline`,
-    then each case cold, as a CI job whose cache holds the base commit's baseline."""
-    gate.without_stored_baselines()
-    gate.run(root, ["baseline", "-q", *gate.extra])
+def run_cold(gate: Gate, root: Path, p: Project, cases: list[Case], args, mode: str,
+             log) -> list[Outcome]:
+    """Cold or stored: each case's `patch --no-daemon`, `args.runs` times."""
     outcomes = []
     for case in cases:
         for _ in range(args.runs):
-            o = run_case(gate, root, case, "stored")
+            o = run_case(gate, root, case, mode)
             outcomes.append(o)
-            log(f"{p.name}/{case.name} stored: {brief(o)}")
+            log(f"{p.name}/{case.name} {mode}: {brief(o)}")
     return outcomes
 
 

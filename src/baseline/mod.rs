@@ -43,11 +43,6 @@ impl Stored {
             .cloned()
             .unwrap_or_default()
     }
-
-    /// Every file with diagnostics, as a path under `root`.
-    pub fn paths<'a>(&'a self, root: &'a Path) -> impl Iterator<Item = PathBuf> + 'a {
-        self.files.keys().map(move |rel| root.join(rel))
-    }
 }
 
 /// `baseline`: one file of each enabled server that analyses its whole workspace (its

@@ -64,7 +64,7 @@ impl Tree {
             if !entry.file_type().is_some_and(|t| t.is_file()) || !seen_by(spec, path) {
                 continue;
             }
-            if let Some(rel) = relative(root, path) {
+            if let Some(rel) = crate::changed::relative(root, path) {
                 paths.push((rel, path.to_path_buf()));
             }
         }
@@ -77,7 +77,7 @@ impl Tree {
     /// This tree with `path` holding `text` (`None`: deleted). A path outside the
     /// root changes nothing.
     pub fn with(&mut self, path: &Path, text: Option<&[u8]>) {
-        let Some(rel) = relative(&self.root, path) else {
+        let Some(rel) = crate::changed::relative(&self.root, path) else {
             return;
         };
         match text {
@@ -250,12 +250,4 @@ fn stamp(path: &Path) -> String {
         }
         Err(_) => "-".into(),
     }
-}
-
-fn relative(root: &Path, path: &Path) -> Option<String> {
-    path.strip_prefix(root)
-        .ok()
-        .and_then(|p| p.to_str())
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
 }

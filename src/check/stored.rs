@@ -96,10 +96,10 @@ pub(super) fn start_after_edit(
         else {
             continue;
         };
-        for path in found.paths(&g.root) {
+        for (rel, diagnostics) in &found.files {
             before
                 .held
-                .insert((s, path.clone()), found.of(&g.root, &path));
+                .insert((s, g.root.join(rel)), diagnostics.clone());
         }
         for &i in &g.files {
             let path = &tracked[i].path;

@@ -125,8 +125,8 @@ pub fn reporting_run(
         .is_none_or(|c| settled_change(c, workspace, &options, &mut report));
     // A run incomplete only for what it could never know still moves the baseline.
     let known_gap = changes.as_ref().is_some_and(|c| {
-        let disk = note_disk_checkers(&loaded_servers, &options, &mut report);
-        disk || c.since == changed::Since::Nothing || only_known_gaps(&report)
+        note_disk_checkers(&loaded_servers, &options, &mut report);
+        c.since == changed::Since::Nothing || only_known_gaps(&report)
     });
     // Before the caller shows the report: whoever reads a report can gate on it. A slow
     // or broken history costs at most its busy timeout and never fails the run.
@@ -285,7 +285,7 @@ fn note_disk_checkers(
     servers: &[crate::servers::ServerSpec],
     options: &model::Options,
     report: &mut model::Report,
-) -> bool {
+) {
     let disk: Vec<String> = report
         .servers
         .iter()
@@ -297,28 +297,29 @@ fn note_disk_checkers(
         .map(|r| r.name.clone())
         .collect();
     if disk.is_empty() {
-        return false;
+        return;
     }
     report
         .notes
         .push(model::Note::Incomplete(model::RunReason::DiskChecker {
             servers: disk,
         }));
-    let was = report.outcome;
     report.decide_outcome(options.fail_on);
-    matches!(was, Outcome::Clean | Outcome::NewDiagnostics)
 }
 
 /// Whether every reason `report` is incomplete for is one that checking the same change
-/// again could not remove: a created or deleted file a server had read from the disk
-/// before its word without it could be asked. Left as the baseline, such a change was
-/// checked again by every later call, which then never said "nothing changed" (rich in
-/// the corpus's hook mode: exit 3 with nothing changed, after a module was put back).
+/// again could not remove: a server had read the change from the disk before its word
+/// without it could be asked (a created or deleted file under pyright or tsserver,
+/// rust-analyzer's check). Left as the baseline, such a change was checked again by
+/// every later call, which then never said "nothing changed" (rich in the corpus's hook
+/// mode: exit 3 with nothing changed, after a module was put back).
 fn only_known_gaps(report: &model::Report) -> bool {
     report.incomplete_reasons().all(|r| {
         matches!(
             r,
-            model::Reason::Run(model::RunReason::DiskAlreadyChanged { .. })
+            model::Reason::Run(
+                model::RunReason::DiskAlreadyChanged { .. } | model::RunReason::DiskChecker { .. }
+            )
         )
     })
 }
