@@ -46,6 +46,12 @@ struct Known {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Manifest {
     files: BTreeMap<String, Known>,
+    /// The daemon's view of this tree (`lsp::SeenView`): what its servers had said when
+    /// the run that moved the baseline here ended. None when no daemon ran it, or when
+    /// the tree may hold a change the servers were shown after it (an edit's run moves
+    /// only its own files).
+    #[serde(default)]
+    seen: Option<u64>,
 }
 
 /// What the baseline was.
@@ -66,6 +72,8 @@ pub struct Changes {
     tree: BTreeMap<String, Known>,
     /// The files of `plan`, relative to the workspace.
     planned: Vec<String>,
+    /// The daemon's view of the baseline's tree, when the baseline names one.
+    pub seen: Option<u64>,
 }
 
 impl Changes {
@@ -112,11 +120,11 @@ fn store(workspace: &Path) -> Option<PathBuf> {
 pub fn find(workspace: &Path, servers: &[ServerSpec]) -> Result<Changes, EditError> {
     let dir = store(workspace);
     let manifest = dir.as_deref().and_then(read_manifest);
-    let (mut base, since) = match manifest {
-        Some(m) => (m.files, Since::LastCheck),
+    let (mut base, since, seen) = match manifest {
+        Some(m) => (m.files, Since::LastCheck, m.seen),
         None => match git_index(workspace) {
-            Some(files) => (files, Since::GitIndex),
-            None => (BTreeMap::new(), Since::Nothing),
+            Some(files) => (files, Since::GitIndex, None),
+            None => (BTreeMap::new(), Since::Nothing, None),
         },
     };
     // Git's index holds every file; only those the servers cover are the baseline's.
@@ -167,15 +175,23 @@ pub fn find(workspace: &Path, servers: &[ServerSpec]) -> Result<Changes, EditErr
         since,
         tree,
         planned,
+        seen,
     })
 }
 
-/// Move the baseline of `workspace` to the tree `changes` was found in.
-pub fn accept(workspace: &Path, changes: &Changes) -> std::io::Result<()> {
+/// Move the baseline of `workspace` to the tree `changes` was found in, which the
+/// daemon's view `seen` is of (the run checked that tree and ended on it). With
+/// nothing changed the tree is the baseline's, and so is the view it names.
+pub fn accept(workspace: &Path, changes: &Changes, seen: Option<u64>) -> std::io::Result<()> {
     let Some(dir) = store(workspace) else {
         return Ok(());
     };
-    save(workspace, &dir, changes.tree.clone())
+    let seen = if changes.planned.is_empty() {
+        seen.or(changes.seen)
+    } else {
+        seen
+    };
+    save(workspace, &dir, changes.tree.clone(), seen)
 }
 
 /// After a run that wrote `paths`: the baseline, if `workspace` has one, takes their
@@ -201,12 +217,19 @@ pub fn advance(workspace: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
             }
         }
     }
-    save(workspace, &dir, manifest.files)
+    // The other files are the baseline's, which the servers may have been shown
+    // otherwise (changed behind lspgate's back): no view is known to be this tree's.
+    save(workspace, &dir, manifest.files, None)
 }
 
 /// Write `files` as the baseline at `dir`, keeping a copy of each text git's index
 /// does not hold, and dropping copies no longer needed.
-fn save(workspace: &Path, dir: &Path, files: BTreeMap<String, Known>) -> std::io::Result<()> {
+fn save(
+    workspace: &Path,
+    dir: &Path,
+    files: BTreeMap<String, Known>,
+    seen: Option<u64>,
+) -> std::io::Result<()> {
     let blobs = dir.join("blobs");
     fs::create_dir_all(&blobs)?;
     let in_git: HashSet<String> = git_index(workspace)
@@ -233,7 +256,7 @@ fn save(workspace: &Path, dir: &Path, files: BTreeMap<String, Known>) -> std::io
             let _ = fs::remove_file(entry.path());
         }
     }
-    let manifest = serde_json::to_vec(&Manifest { files })?;
+    let manifest = serde_json::to_vec(&Manifest { files, seen })?;
     write_atomic(&dir.join("manifest.json"), &manifest)
 }
 

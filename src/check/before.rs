@@ -8,7 +8,7 @@ use std::time::Instant;
 use lsp_types::Diagnostic;
 
 use crate::dependents;
-use crate::lsp::{Pool, ServerId};
+use crate::lsp::{Pool, SeenView, ServerId, ServerSeen};
 use crate::model::Note;
 use crate::wait::{self, Target};
 
@@ -66,12 +66,7 @@ impl Before {
 /// `written` to disk, finds them itself (see `compare`); with `list_all` (`--all`)
 /// its likely dependents are scanned all the same, to be listed with what it says of
 /// them now (it keeps them current; nothing is opened).
-pub(super) fn find_dependents(
-    groups: &mut [Group],
-    tracked: &[Tracked],
-    list_all: bool,
-    written: bool,
-) {
+fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_all: bool, written: bool) {
     for g in groups {
         // Servers that ask about no dependents, or about the whole project, get
         // theirs from `servers::choose_dependents`.
@@ -105,8 +100,46 @@ pub(super) fn find_dependents(
     }
 }
 
+/// Where each group's before view comes from: the dependents to ask about, or the
+/// daemon's view of the baseline's tree.
+pub(super) fn plan(ctx: &Context, groups: &mut [Group], tracked: &[Tracked], on_disk: bool) {
+    super::servers::choose_dependents(groups, tracked);
+    find_dependents(groups, tracked, ctx.options.all, on_disk);
+    choose_seen(groups, tracked, ctx.seen.as_deref());
+}
+
+/// The groups whose before view is the daemon's view `seen` of the tree `check
+/// --changed`'s baseline names: a warm server the view has, which had said its word
+/// on every file of the run and every likely dependent then (one that reports on its
+/// whole workspace had said it on all). Their servers are shown only the tree after
+/// the change, so what they may have seen of it already (tsserver watches the disk
+/// itself; a file another tool deleted is gone for pyright) cannot leak into the
+/// before view, and no old text is shown and checked.
+fn choose_seen(groups: &mut [Group], tracked: &[Tracked], seen: Option<&SeenView>) {
+    let Some(seen) = seen else { return };
+    for g in groups.iter_mut() {
+        let Some(view) = g.server.and_then(|s| seen.server(s)) else {
+            continue;
+        };
+        let befores = g
+            .files
+            .iter()
+            .filter(|&&i| tracked[i].before.is_some())
+            .map(|&i| tracked[i].path.as_path());
+        // One that reports on its whole workspace is compared on every file: its
+        // view must be every file's.
+        let whole = view.whole || !g.spec.wait.reports_unopened();
+        g.seen = !g.cold
+            && whole
+            && g.configuration.is_empty()
+            && !g.uses_stored_baseline()
+            && view.covers(befores.chain(g.dependents.iter().map(PathBuf::as_path)));
+    }
+}
+
 /// Open every existing file of the run as it is now and wait for its diagnostics.
-/// On a cold server this is where the start-up budget goes.
+/// On a cold server this is where the start-up budget goes. A group whose before view
+/// is seen (`choose_seen`) takes it from `seen` and shows its server nothing.
 pub(super) fn take(
     pool: &mut Pool,
     ctx: &Context,
@@ -136,6 +169,14 @@ pub(super) fn take(
     let mut first_sight = false;
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
+        if g.seen {
+            // Their text is sent again after the edit, as for a dependent asked now.
+            before.dependent_text.extend(texts(&g.dependents));
+            continue;
+        }
+        if !before_is_disk && watches_the_disk_itself(pool, s) {
+            pool.mark_changed(s);
+        }
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
         if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis() {
             targets.extend(probe(pool, s, g));
@@ -188,8 +229,16 @@ pub(super) fn take(
     // it published is the before view: that is its start-up, so its budget.
     // Those that answered for files of the run just now need only the rest of that
     // burst; the others (nothing asked, or no answer) their full quiet.
-    let analysing = workspace_servers(pool, groups);
-    let (answered, others): (Vec<ServerId>, Vec<ServerId>) = analysing.into_iter().partition(|s| {
+    // A seen before view waits for nothing.
+    let seen: Vec<ServerId> = groups
+        .iter()
+        .filter(|g| g.seen)
+        .filter_map(|g| g.server)
+        .collect();
+    let analysing = workspace_servers(pool, groups)
+        .into_iter()
+        .filter(|s| !seen.contains(s));
+    let (answered, others): (Vec<ServerId>, Vec<ServerId>) = analysing.partition(|s| {
         let mine = targets
             .iter()
             .zip(&outcome.fresh)
@@ -232,8 +281,27 @@ pub(super) fn take(
             pool.server(t.server).diagnostics_of(&t.path),
         );
     }
+    record_held(pool, ctx, groups, tracked, &mut before);
+    before
+}
+
+/// What each group's server holds besides the answers asked for: of the run's files
+/// a server analysing its whole workspace was not asked about, and of every file (to
+/// spot those it reports on by itself); a seen group's, from the view.
+fn record_held(
+    pool: &Pool,
+    ctx: &Context,
+    groups: &[Group],
+    tracked: &[Tracked],
+    before: &mut Before,
+) {
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
+        let seen = ctx.seen.as_deref().and_then(|v| v.server(s));
+        if let Some(view) = seen.filter(|_| g.seen) {
+            from_seen(before, s, g, tracked, view);
+            continue;
+        }
         if g.spec.wait.workspace_analysis() {
             // The run's files it was not asked about: what it published stands.
             for &i in &g.files {
@@ -252,7 +320,45 @@ pub(super) fn take(
                 .insert((s, p.to_path_buf()), pool.server(s).diagnostics_of(p));
         }
     }
-    before
+}
+
+/// Each of `paths` that reads as text, with its text.
+fn texts(paths: &[PathBuf]) -> impl Iterator<Item = (PathBuf, String)> + '_ {
+    paths
+        .iter()
+        .filter_map(|p| Some((p.clone(), crate::regular::read_to_string(p).ok()?)))
+}
+
+/// The before view of group `g` (server `s`) from what the server had said when the
+/// baseline's run ended: of the run's files, of their likely dependents, and of every
+/// other file it had said anything of.
+fn from_seen(before: &mut Before, s: ServerId, g: &Group, tracked: &[Tracked], view: &ServerSeen) {
+    for (path, diagnostics) in &view.files {
+        before.held.insert((s, path.clone()), diagnostics.clone());
+    }
+    let befores = g
+        .files
+        .iter()
+        .filter(|&&i| tracked[i].before.is_some())
+        .map(|&i| &tracked[i].path);
+    for path in befores.chain(&g.dependents) {
+        before
+            .asked
+            .insert((s, path.clone()), view.of(path).unwrap_or_default());
+    }
+}
+
+/// A server that watches the disk itself and is asked for its diagnostics (tsserver,
+/// through typescript-language-server): in a review, whatever it said since the last
+/// run may rest on the change already, which another tool wrote to the disk and it
+/// saw there (typescript-language-server pushes the open files again when tsserver
+/// sees a module change). Taken for the before view, such a word passed a change as
+/// old: mobx's `rename-die-barrel` in the corpus's hook mode, exit 0 with 41 files
+/// broken, once, under load. Nothing it holds counts then: every file is asked again,
+/// after the before texts are shown.
+fn watches_the_disk_itself(pool: &Pool, s: ServerId) -> bool {
+    let server = pool.server(s);
+    server.answers_pulls() && !server.hears_the_disk_from_us()
 }
 
 /// Show server `s` the before text of each of the group's files. A before text the

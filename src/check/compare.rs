@@ -93,7 +93,10 @@ pub(super) fn compare(
         let mut dependents: Vec<PathBuf> = g.dependents.clone();
         // A check of files as they are has no dependents: what a server analysing its
         // workspace publishes meanwhile (its start-up analysis) is not about them.
-        if has_change && g.uses_stored_baseline() {
+        // A server that reports on its whole workspace, with a before view it did not
+        // give in this run: every file it now says otherwise of.
+        let elsewhere = g.uses_stored_baseline() || (g.seen && g.spec.wait.reports_unopened());
+        if has_change && elsewhere {
             dependents.extend(differing(pool, s, &g.dependents, before));
             dependents.extend(g.listed.iter().cloned());
         } else if has_change {

@@ -54,6 +54,15 @@ impl Tracked {
     }
 }
 
+/// Whether every file's after text is the disk's now (a deleted one gone): a review of
+/// the working tree, whose change needs no writing to be on disk.
+pub(super) fn after_is_disk(tracked: &[Tracked]) -> bool {
+    tracked.iter().all(|t| match &t.after {
+        Some(text) => crate::regular::read(&t.path).is_ok_and(|b| b == text.as_bytes()),
+        None => std::fs::symlink_metadata(&t.path).is_err(),
+    })
+}
+
 /// The plan and the per-file view of it.
 pub(super) fn track(job: Job) -> Result<(EditPlan, Vec<Tracked>), EditError> {
     match job {

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::edit::{self, EditError, EditPlan};
-use crate::lsp::Pool;
+use crate::lsp::{Pool, SeenView};
 use crate::model::Options;
 use crate::model::{Applied, Report, Role, ServerReport};
 use crate::servers::ServerSpec;
@@ -57,6 +57,12 @@ pub struct Context {
     /// so a server started for it may be set up for this one edit
     /// (`servers::for_one_written_edit`).
     pub one_run: bool,
+    /// `check --changed`: the daemon's view of the tree its baseline names (the view
+    /// the run that moved it ended on), when the baseline names one.
+    pub last_seen: Option<u64>,
+    /// That view, where the daemon still holds it: the before view of each server it
+    /// covers (`before::choose_seen`).
+    pub seen: Option<std::sync::Arc<SeenView>>,
 }
 
 /// What kind of run this is, as the phases need to know.
@@ -68,6 +74,9 @@ pub(super) struct Kind {
     pub has_change: bool,
     /// The before texts are the disk's (a review's are HEAD's or a patch's).
     pub before_is_disk: bool,
+    /// The after texts are on disk already: a review of the working tree (`check
+    /// --changed`, `check --patch`), told to the servers as a written edit is, saved.
+    pub after_is_disk: bool,
 }
 
 impl Kind {
@@ -76,6 +85,7 @@ impl Kind {
             is_edit: matches!(job, Job::Edit(_)),
             has_change: !matches!(job, Job::Check(_)),
             before_is_disk: !matches!(job, Job::Review(_)),
+            after_is_disk: false,
         }
     }
 }
@@ -83,9 +93,9 @@ impl Kind {
 /// Run `job` with the servers of `pool`, starting the ones it lacks.
 pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError> {
     let opts = &ctx.options;
-    let kind = Kind::of(&job);
+    let mut kind = Kind::of(&job);
     let (plan, tracked) = files::track(job)?;
-
+    kind.after_is_disk = !kind.is_edit && kind.has_change && files::after_is_disk(&tracked);
     // --dry-run and --reject keep the disk as it is for now.
     let write_now = kind.is_edit && !opts.dry_run && !opts.reject;
     let mut resolved = servers::resolve(ctx, &tracked, write_now, kind.has_change);
@@ -100,9 +110,10 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
+    // What the servers are told once the edit is shown: written, and saved.
+    let on_disk = write_now || kind.after_is_disk;
     if kind.has_change {
-        servers::choose_dependents(&mut groups, &tracked);
-        before::find_dependents(&mut groups, &tracked, opts.all, write_now);
+        before::plan(ctx, &mut groups, &tracked, on_disk);
     }
     let mut before = before::take(
         pool,
@@ -119,7 +130,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
     stored::start_after_edit(pool, &mut groups, &tracked, &mut before, &mut notes);
     // A publish after this is about the edit (a server started afresh publishes
     // before the others are told).
-    let edit = notify::Edit::now(pool, write_now, kind.has_change);
+    let edit = notify::Edit::now(pool, on_disk, kind.has_change);
     configuration::restart(pool, ctx, &mut groups, &tracked, &mut notes);
     let mut targets = notify::notify(pool, &groups, &tracked, &before, edit);
     let waits = waits::wait_after_edit(pool, opts, &mut groups, &mut targets, &tracked, &mut notes);
@@ -177,6 +188,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         cross_file_secs: waits.cross_secs,
         timed_out: verdict.timed_out,
         outcome,
+        seen: None,
     })
 }
 
@@ -226,6 +238,8 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
         packages: packages_checked(g, tracked),
         before: if g.uses_stored_baseline() {
             crate::model::BeforeView::Stored
+        } else if g.seen {
+            crate::model::BeforeView::Seen
         } else {
             crate::model::BeforeView::Server
         },

@@ -54,6 +54,9 @@ pub(super) struct Group {
     /// Its before tree and stored before view, for a server that may use or leave a
     /// stored baseline (see `stored`).
     pub baseline: Option<crate::baseline::ForRun>,
+    /// Its before view is the daemon's view of the tree `check --changed`'s baseline
+    /// names, not asked of the server (`before::choose_seen`).
+    pub seen: bool,
 }
 
 impl Group {
@@ -89,6 +92,7 @@ impl Group {
             revived: false,
             before_server: None,
             baseline: None,
+            seen: false,
         }
     }
 }

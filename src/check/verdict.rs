@@ -242,7 +242,10 @@ fn unsaved_dependents(groups: &[Group]) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
-            g.server.is_some() && !g.spec.wait.dependents_see_unsaved && !g.dependents.is_empty()
+            g.server.is_some()
+                && !g.seen
+                && !g.spec.wait.dependents_see_unsaved
+                && !g.dependents.is_empty()
         })
         .map(|g| RunReason::DependentsUnsaved {
             server: g.spec.name.clone(),
@@ -263,9 +266,10 @@ fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked]) -> Vec<RunRe
     groups
         .iter()
         .filter(|g| {
-            g.server.is_some_and(|s| {
-                g.spec.wait.workspace_analysis() || !pool.server(s).hears_the_disk_from_us()
-            })
+            !g.seen
+                && g.server.is_some_and(|s| {
+                    g.spec.wait.workspace_analysis() || !pool.server(s).hears_the_disk_from_us()
+                })
         })
         .filter_map(|g| {
             let moved: Vec<PathBuf> = g

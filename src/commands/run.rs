@@ -76,6 +76,8 @@ pub fn reporting_run(
         servers: loaded.servers,
         options: options.clone(),
         one_run: false,
+        last_seen: changes.as_ref().and_then(|c| c.seen),
+        seen: None,
     };
     // Recorded before anything may change the disk: a run that is then killed, or
     // that cannot record its outcome, fails the gate instead of passing it.
@@ -86,8 +88,13 @@ pub fn reporting_run(
         )
     })?;
     // A review of nothing (`check --changed` with nothing changed) asks no server:
-    // answered here, with no daemon to wake or start.
-    let nothing = matches!(&job, check::Job::Review(plan) if plan.changes.is_empty());
+    // answered here, with no daemon to wake or start. Unless its baseline names no
+    // view of the daemon's yet: then the daemon ends an empty run on that tree, and
+    // the next change's before view is the servers' word on it (`lsp::SeenView`).
+    let nothing = matches!(&job, check::Job::Review(plan) if plan.changes.is_empty())
+        && changes
+            .as_ref()
+            .is_none_or(|c| c.seen.is_some() || c.since == changed::Since::Nothing);
     let in_process =
         |job, watcher| run_in_process(&ctx, job, watcher).map_err(|e| Failure::from(&e));
     let report = if options.no_daemon || nothing {
@@ -217,6 +224,8 @@ fn run_in_process(
     let started = std::time::Instant::now();
     let ctx = &check::Context {
         one_run: true,
+        last_seen: None,
+        seen: None,
         ..ctx.clone()
     };
     let mut pool = lsp::Pool::new();
@@ -289,6 +298,9 @@ fn note_disk_checkers(
     let disk: Vec<String> = report
         .servers
         .iter()
+        // One whose before view is the daemon's view of the baseline's tree had said
+        // its word without the change: what its check says now is told new from old.
+        .filter(|r| r.before != model::BeforeView::Seen)
         .filter(|r| {
             servers
                 .iter()
@@ -339,7 +351,7 @@ fn move_baseline(
         Some(changes)
             if known_gap || matches!(report.outcome, Outcome::Clean | Outcome::NewDiagnostics) =>
         {
-            changed::accept(workspace, changes)
+            changed::accept(workspace, changes, report.seen)
         }
         Some(_) => Ok(()),
         None if report.is_edit && !report.dry_run && !report.rejected => {

@@ -39,7 +39,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Select};
 
 use crate::check;
-use crate::lsp::{FileChangeType, Lifecycle, Observer, Pool, Server, ServerId};
+use crate::lsp::{
+    FileChangeType, Lifecycle, Observer, Pool, SeenView, SeenViews, Server, ServerId,
+};
 use crate::model::Note;
 use crate::servers::{ServerSpec, quirks};
 use paths::Paths;
@@ -207,6 +209,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         started: Instant::now(),
         idle,
         runs: 0,
+        seen: SeenViews::default(),
         watch,
         notes: Vec::new(),
         restart_failed: HashSet::new(),
@@ -269,6 +272,9 @@ struct Daemon {
     /// Each server's configuration files as they were after the last run
     /// (`watch::configuration_stamp`).
     configuration: HashMap<ServerId, u64>,
+    /// What the servers had said as each of the last reviews ended: a `check
+    /// --changed` baseline names the one of its tree (`lsp::SeenView`).
+    seen: SeenViews,
 }
 
 impl Daemon {
@@ -462,7 +468,10 @@ impl Daemon {
             servers: req.servers,
             options: req.options,
             one_run: false,
+            last_seen: req.last_seen,
+            seen: req.last_seen.and_then(|id| self.seen.get(id)),
         };
+        let is_review = matches!(job, check::Job::Review(_));
         let pool = &mut self.pool;
         // The files the run writes get the client's umask, not the one of whichever
         // shell started the daemon. Runs are served one at a time, and no other thread
@@ -484,6 +493,9 @@ impl Daemon {
                          instead",
                         root.display()
                     )));
+                }
+                if is_review {
+                    report.seen = Some(self.seen.keep(SeenView::of(&self.pool)));
                 }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
                 // Before the client may change anything again: a change made after the

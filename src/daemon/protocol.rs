@@ -33,7 +33,7 @@ use crate::servers::ServerSpec;
 /// report its outcome (`exit::Outcome`), not an exit status: no number crosses. 7: a
 /// server's waits carry its way of reporting as one value (`servers::Delivery`),
 /// not a flag for each.
-pub const PROTOCOL: u32 = 7;
+pub const PROTOCOL: u32 = 8;
 
 /// Frames carry no file contents (those follow a run's frame raw): generous, but
 /// bounded so that garbage on the socket cannot take the daemon's memory.
@@ -106,6 +106,8 @@ pub struct RunRef<'a> {
     /// `--trust-project` or `LSPGATE_TRUST_PROJECT`: the daemon checks the servers it
     /// is asked to run against the configuration it reads itself under this trust.
     pub trust_project: bool,
+    /// `check --changed`: the daemon's view its baseline names (`lsp::SeenView`).
+    pub last_seen: Option<u64>,
 }
 
 /// A run, as the daemon receives it: a `check::Context` and a `Job`.
@@ -119,6 +121,8 @@ pub struct RunRequest {
     pub progress: bool,
     pub umask: u32,
     pub trust_project: bool,
+    #[serde(default)]
+    pub last_seen: Option<u64>,
 }
 
 /// A job as its frame carries it. Its file contents are not in the JSON: serde_json

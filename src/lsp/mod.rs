@@ -18,7 +18,9 @@
 //!   dead, retired), what it sends (`server/incoming`) and the `initialize` exchange
 //!   (`server/initialize`);
 //! - `restart`: what counts as a crash and how long a crash-looping server waits;
-//! - `pool`: [`ServerId`], every server, the clock, and every change to a server.
+//! - `pool`: [`ServerId`], every server, the clock, and every change to a server;
+//! - `seen`: what the servers had said when a run ended, kept apart from the live
+//!   store ([`SeenView`]).
 //!
 //! `lsp` knows nothing of checks, waits, the daemon or reports: they read servers
 //! through `&Server` and change them through the pool.
@@ -29,6 +31,7 @@ pub(crate) mod encoding;
 mod pool;
 pub(crate) mod protocol;
 pub(crate) mod restart;
+pub(crate) mod seen;
 mod server;
 pub mod transport;
 pub(crate) use crate::uri;
@@ -36,6 +39,7 @@ pub(crate) use crate::uri;
 pub use diagnostics::{FileDiagnostics, Published, Pulled, Store};
 pub use lsp_types::FileChangeType;
 pub use pool::{Observer, Pool, ServerId};
+pub use seen::{SeenView, SeenViews, ServerSeen};
 pub use server::{Document, Lifecycle, Progress, Server};
 
 /// What a daemon streams to a CLI drawing the status line, and what an in-process

@@ -133,5 +133,6 @@ pub fn spec_example() -> Report {
         cross_file_secs: 0.41,
         timed_out: false,
         outcome: crate::exit::Outcome::NewDiagnostics,
+        seen: None,
     }
 }

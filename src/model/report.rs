@@ -110,6 +110,10 @@ pub enum BeforeView {
     /// A stored baseline of the tree before the edit: the server saw only the
     /// tree after it.
     Stored,
+    /// What the server had said when the run that moved `check --changed`'s
+    /// baseline ended (the daemon's view of that tree): the server saw only the tree
+    /// after the change.
+    Seen,
 }
 
 /// A file of the edit and what happened to it on disk.
@@ -146,6 +150,10 @@ pub struct Report {
     pub timed_out: bool,
     /// What the exit status says (`exit::status`).
     pub outcome: Outcome,
+    /// The view of the tree the daemon kept as this run ended (`lsp::SeenView`), for a
+    /// `check --changed` baseline moved by it to name; none outside the daemon.
+    #[serde(default)]
+    pub seen: Option<u64>,
 }
 
 impl Report {

@@ -41,6 +41,15 @@ fn changed(test: Test) -> Output {
     test.args(["check", "--changed"]).args(&WAITS[1..]).run()
 }
 
+/// A warm daemon, as a harness's session has one: the files `lang`'s edits touch
+/// checked once, then a call with nothing changed, which has the daemon keep its view
+/// of the tree for the next call's before view.
+fn warmed(lang: &Lang, test: Test) -> Output {
+    let files = [lang.error.path, lang.b_call.0, lang.c];
+    let warm = test.args(["check"]).args(files).args(&WAITS[1..]).run();
+    changed(warm.again())
+}
+
 /// Nothing, a breaking change, nothing again, the break mended, an error in `a`:
 /// each call says what happened since the one before.
 fn sequence(lang: &Lang, daemon: bool) {
@@ -54,7 +63,11 @@ fn sequence(lang: &Lang, daemon: bool) {
         test = test.with_daemon();
     }
     let _guard = daemon.then(|| crate::support::process::DaemonGuard::new(&test));
-    let first = changed(test);
+    let first = if daemon {
+        warmed(lang, test)
+    } else {
+        changed(test)
+    };
     first.assert_code(0);
     assert!(first.block("project_diagnostics").is_none(), "{first}");
 
@@ -143,19 +156,16 @@ fn gopls_reports_each_change_once_through_the_daemon() {
 }
 
 /// rust-analyzer's word comes from cargo check of the disk, which holds the change
-/// before its word on the old text can be asked: a change on disk is never passed as
-/// clean, and the note says why. (Through a warm daemon the break once passed as
-/// "already there": 0 of 3 broken calls reported on itertools, exit 0.)
-fn rust_analyzer_never_passes(daemon: bool) {
+/// before its word on the old text can be asked: without a daemon's view of the tree
+/// before it, a change on disk is never passed as clean, and the note says why.
+/// (Through a warm daemon the break once passed as "already there": 0 of 3 broken
+/// calls reported on itertools, exit 0.)
+#[test]
+fn rust_analyzer_never_passes_a_change_on_disk() {
     if !installed(&RUST_ANALYZER) {
         return;
     }
-    let mut test =
-        staged(workspace(&RUST_ANALYZER, &[]).file(".gitignore", "target/\nCargo.lock\n"));
-    if daemon {
-        test = test.with_daemon();
-    }
-    let _guard = daemon.then(|| crate::support::process::DaemonGuard::new(&test));
+    let test = staged(workspace(&RUST_ANALYZER, &[]).file(".gitignore", "target/\nCargo.lock\n"));
     let first = changed(test);
     first.assert_code(0);
     write_behind(&first, &RUST_ANALYZER.breaking, false);
@@ -170,11 +180,6 @@ fn rust_analyzer_never_passes(daemon: bool) {
     write_behind(&quiet, &RUST_ANALYZER.breaking, true);
     let mended = changed(quiet.again());
     mended.assert_code(3);
-}
-
-#[test]
-fn rust_analyzer_never_passes_a_change_on_disk() {
-    rust_analyzer_never_passes(false);
 }
 
 /// clangd reads a header from disk, not from what it is shown: the dependents of a
@@ -695,22 +700,62 @@ mod large_tree {
     }
 }
 
+/// Through a warm daemon, the before view of each change is what the servers had said
+/// when the call before it ended (the daemon's view of the baseline's tree), not asked
+/// of a server that may have read the change from the disk already: each call is
+/// exact where rust-analyzer's check (cargo reads the disk) and clangd's includers
+/// (a header is read from the disk) could only say they could not tell.
 #[test]
-fn rust_analyzer_never_passes_a_change_on_disk_through_the_daemon() {
-    rust_analyzer_never_passes(true);
+fn rust_analyzer_reports_each_change_once_through_the_daemon() {
+    sequence(&RUST_ANALYZER, true);
+}
+
+#[test]
+fn clangd_reports_each_header_change_once_through_the_daemon() {
+    sequence(&CLANGD, true);
+}
+
+/// The JSON says where the before view came from: the daemon's view, once a call
+/// through it has ended on the baseline's tree.
+#[test]
+fn a_call_through_the_daemon_takes_its_before_view_from_the_last_one() {
+    if !installed(&PYRIGHT) {
+        return;
+    }
+    let test = staged(workspace(&PYRIGHT, &[])).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    // Nothing changed, and no view named yet: the daemon ends a run on the tree.
+    let first = warmed(&PYRIGHT, test);
+    first.assert_code(0);
+    write_behind(&first, &PYRIGHT.breaking, false);
+    let broken = first
+        .again()
+        .args(["check", "--changed", "--format", "json"])
+        .args(&WAITS[1..])
+        .run();
+    broken.assert_code(1);
+    let befores: Vec<Value> = broken.json()["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|s| s["before"].clone())
+        .collect();
+    assert!(!befores.is_empty(), "{broken}");
+    assert!(befores.iter().all(|b| b == "seen"), "{broken}");
 }
 
 /// Module `a` deleted by another process, then `check --changed` through a warm
 /// daemon: its importers' broken imports are new. Before, the daemon announced the
 /// deletion ahead of the check, the servers saw the importers broken before their old
-/// word was asked, and the break passed as already there (exit 0).
+/// word was asked, and the break passed as already there (exit 0). pyright's before
+/// view is the daemon's view of the tree before the deletion: exact.
 fn a_deleted_module_through_the_daemon(lang: &Lang, importers: &[(&str, u32)], exact: bool) {
     if !installed(lang) {
         return;
     }
     let test = staged(workspace(lang, &[])).with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
-    let first = changed(test);
+    let first = warmed(lang, test);
     first.assert_code(0);
     fs::remove_file(first.workspace().join(lang.error.path)).expect("another tool deletes a");
     let broken = changed(first.again());
@@ -736,7 +781,7 @@ fn a_deleted_module_through_the_daemon(lang: &Lang, importers: &[(&str, u32)], e
 
 #[test]
 fn pyright_a_deleted_module_through_the_daemon() {
-    a_deleted_module_through_the_daemon(&PYRIGHT, &[("b.py", 1), ("c.py", 1)], false);
+    a_deleted_module_through_the_daemon(&PYRIGHT, &[("b.py", 1), ("c.py", 1)], true);
 }
 
 #[test]

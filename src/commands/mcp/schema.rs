@@ -324,7 +324,7 @@ fn report_output() -> Value {
             "detail": nullable("string"),
             "root": string(),
             "packages": {"type": "array", "items": string()},
-            "before": {"enum": ["server", "stored"]},
+            "before": {"enum": ["server", "stored", "seen"]},
         }))},
         "notes": {"type": "array", "items": string()},
         "incomplete": {"type": "array", "items": {
