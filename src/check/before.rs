@@ -105,27 +105,24 @@ fn find_dependents(groups: &mut [Group], tracked: &[Tracked], list_all: bool, wr
 pub(super) fn plan(ctx: &Context, groups: &mut [Group], tracked: &[Tracked], on_disk: bool) {
     super::servers::choose_dependents(groups, tracked);
     find_dependents(groups, tracked, ctx.options.all, on_disk);
-    choose_seen(groups, tracked, ctx.seen.as_deref());
+    choose_seen(groups, ctx.seen.as_deref());
 }
 
 /// The groups whose before view is the daemon's view `seen` of the tree `check
 /// --changed`'s baseline names: a warm server the view has, which had said its word
-/// on every file of the run and every likely dependent then (one that reports on its
-/// whole workspace had said it on all). Their servers are shown only the tree after
-/// the change, so what they may have seen of it already (tsserver watches the disk
-/// itself; a file another tool deleted is gone for pyright) cannot leak into the
-/// before view, and no old text is shown and checked.
-fn choose_seen(groups: &mut [Group], tracked: &[Tracked], seen: Option<&SeenView>) {
+/// on every likely dependent then (one that reports on its whole workspace had said
+/// it on all). Their servers are shown only the tree after the change, but for a file
+/// of the run the view has no word on (a header clangd never opened): that one is
+/// shown its old text and asked, as without a view. So what they may have seen of
+/// the change already (tsserver watches the disk itself; a file another tool deleted
+/// is gone for pyright; clangd reads an includer's headers from the disk) cannot leak
+/// into the before view of the files it breaks.
+fn choose_seen(groups: &mut [Group], seen: Option<&SeenView>) {
     let Some(seen) = seen else { return };
     for g in groups.iter_mut() {
         let Some(view) = g.server.and_then(|s| seen.server(s)) else {
             continue;
         };
-        let befores = g
-            .files
-            .iter()
-            .filter(|&&i| tracked[i].before.is_some())
-            .map(|&i| tracked[i].path.as_path());
         // One that reports on its whole workspace is compared on every file: its
         // view must be every file's.
         let whole = view.whole || !g.spec.wait.reports_unopened();
@@ -133,8 +130,25 @@ fn choose_seen(groups: &mut [Group], tracked: &[Tracked], seen: Option<&SeenView
             && whole
             && g.configuration.is_empty()
             && !g.uses_stored_baseline()
-            && view.covers(befores.chain(g.dependents.iter().map(PathBuf::as_path)));
+            && view.covers(g.dependents.iter().map(PathBuf::as_path));
     }
+}
+
+/// Show server `s` the old text of each file of seen group `g` its view has no word
+/// on, to be asked.
+fn show_unseen(
+    pool: &mut Pool,
+    s: ServerId,
+    g: &Group,
+    tracked: &[Tracked],
+    view: &ServerSeen,
+) -> Vec<Target> {
+    g.files
+        .iter()
+        .filter_map(|&i| Some((&tracked[i].path, tracked[i].before.as_deref()?)))
+        .filter(|(path, _)| view.of(path).is_none())
+        .map(|(path, text)| sync(pool, s, path, text))
+        .collect()
 }
 
 /// Open every existing file of the run as it is now and wait for its diagnostics.
@@ -169,9 +183,15 @@ pub(super) fn take(
     let mut first_sight = false;
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
-        if g.seen {
+        if let Some(view) = ctx
+            .seen
+            .as_deref()
+            .and_then(|v| v.server(s))
+            .filter(|_| g.seen)
+        {
             // Their text is sent again after the edit, as for a dependent asked now.
             before.dependent_text.extend(texts(&g.dependents));
+            targets.extend(show_unseen(pool, s, g, tracked, view));
             continue;
         }
         if !before_is_disk && watches_the_disk_itself(pool, s) {
@@ -179,7 +199,7 @@ pub(super) fn take(
         }
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
         if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis() {
-            targets.extend(probe(pool, s, g));
+            targets.extend(probe(pool, s, g, None));
         }
         targets.extend(shown);
         for d in &g.dependents {
@@ -342,9 +362,10 @@ fn from_seen(before: &mut Before, s: ServerId, g: &Group, tracked: &[Tracked], v
         .filter(|&&i| tracked[i].before.is_some())
         .map(|&i| &tracked[i].path);
     for path in befores.chain(&g.dependents) {
-        before
-            .asked
-            .insert((s, path.clone()), view.of(path).unwrap_or_default());
+        // A file it had no word on was asked (`show_unseen`).
+        if let Some(diagnostics) = view.of(path) {
+            before.asked.insert((s, path.clone()), diagnostics);
+        }
     }
 }
 
@@ -415,10 +436,22 @@ fn show_befores(
 /// it (only new files): one file of its root, opened, is the positive sign that its
 /// start-up analysis has begun (pyright publishes open files first, in the same
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
-pub(super) fn probe(pool: &mut Pool, s: ServerId, g: &Group) -> Option<Target> {
-    let path = dependents::any_file(&g.root, &g.spec.extensions)?;
+///
+/// `near`: a file of the run (a deleted one): a file beside it is taken first, which
+/// the change concerns (its package, for gopls).
+pub(super) fn probe(
+    pool: &mut Pool,
+    s: ServerId,
+    g: &Group,
+    near: Option<&Path>,
+) -> Option<Target> {
+    let beside = near
+        .and_then(Path::parent)
+        .filter(|dir| dir.starts_with(&g.root))
+        .and_then(|dir| dependents::any_file(dir, &g.spec.extensions));
+    let path = beside.or_else(|| dependents::any_file(&g.root, &g.spec.extensions))?;
     let text = crate::regular::read_to_string(&path).ok()?;
-    Some(sync(pool, s, &path, &text))
+    Some(sync_forced(pool, s, &path, &text))
 }
 
 /// The live servers of `groups` that analyse their whole workspace, or check it

@@ -73,6 +73,9 @@ pub(super) fn restore(pool: &mut Pool, groups: &[Group], tracked: &[Tracked]) {
                             restored = true;
                         }
                     }
+                    // Gone from the disk and from the server (a reviewed deletion):
+                    // nothing to take back.
+                    Err(_) if pool.server(s).doc(path).is_none() => {}
                     Err(_) => {
                         pool.close(s, path);
                         restored = true;

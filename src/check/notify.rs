@@ -141,9 +141,15 @@ pub(super) fn notify(
         }
         // A server started after the edit with no file of it to open (it only deleted
         // files) is shown one of its root, as a cold one is for a before view: the
-        // positive sign that its start-up analysis has begun.
-        if g.uses_stored_baseline() && !targets.primary.iter().any(|t| t.server == s) {
-            targets.primary.extend(super::before::probe(pool, s, g));
+        // positive sign that its start-up analysis has begun. So is a warm one whose
+        // before view was seen: nothing else shows it busy since (gopls, told only of
+        // go-cmp's deleted file, looked settled at once: exit 0, its 4 breaks unseen).
+        let asked_nothing = g.uses_stored_baseline() || g.seen;
+        if asked_nothing && !targets.primary.iter().any(|t| t.server == s) {
+            let near = g.files.first().map(|&i| tracked[i].path.as_path());
+            targets
+                .primary
+                .extend(super::before::probe(pool, s, g, near));
         }
     }
     targets

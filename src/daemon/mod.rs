@@ -210,6 +210,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         idle,
         runs: 0,
         seen: SeenViews::default(),
+        extending: None,
         watch,
         notes: Vec::new(),
         restart_failed: HashSet::new(),
@@ -275,7 +276,14 @@ struct Daemon {
     /// What the servers had said as each of the last reviews ended: a `check
     /// --changed` baseline names the one of its tree (`lsp::SeenView`).
     seen: SeenViews,
+    /// The latest view while the tree is still the one it is of (no run since, no
+    /// change heard), with when it was last extended: what the servers say meanwhile
+    /// is added to it (`extend_view`).
+    extending: Option<(u64, Instant)>,
 }
+
+/// How often an idle daemon adds what its servers said to the latest view, at most.
+const EXTEND_EVERY: Duration = Duration::from_millis(250);
 
 impl Daemon {
     /// Serve connections until a reason to exit; returns it. Between runs, the
@@ -315,6 +323,7 @@ impl Daemon {
                     self.pool.pump(Instant::now());
                     self.upkeep();
                     self.units.open_some(&mut self.pool);
+                    self.extend_view(EXTEND_EVERY);
                 }
                 Err(_) => {}
             }
@@ -455,6 +464,9 @@ impl Daemon {
             log("a client left before its run started; skipped");
             return Flow::Continue;
         }
+        // Before the run's own sync takes what the watcher heard.
+        self.extend_view(Duration::ZERO);
+        self.extending = None;
         self.prepare(&req.servers, &held_back(&job));
         if req.progress {
             match stream.try_clone() {
@@ -471,7 +483,12 @@ impl Daemon {
             last_seen: req.last_seen,
             seen: req.last_seen.and_then(|id| self.seen.get(id)),
         };
-        let is_review = matches!(job, check::Job::Review(_));
+        // A review's files: its view carries over no word of the servers on them.
+        let reviewed: Option<HashSet<PathBuf>> = match &job {
+            check::Job::Review(plan) => Some(plan.changes.iter().map(|c| c.path.clone()).collect()),
+            _ => None,
+        };
+        let started_from = ctx.seen.clone();
         let pool = &mut self.pool;
         // The files the run writes get the client's umask, not the one of whichever
         // shell started the daemon. Runs are served one at a time, and no other thread
@@ -494,8 +511,15 @@ impl Daemon {
                         root.display()
                     )));
                 }
-                if is_review {
-                    report.seen = Some(self.seen.keep(SeenView::of(&self.pool)));
+                if let Some(mut touched) = reviewed {
+                    touched.extend(report.files.iter().map(|f| f.path.clone()));
+                    let mut view = SeenView::of(&self.pool);
+                    if let Some(earlier) = &started_from {
+                        view.carry_over(earlier, &touched);
+                    }
+                    let id = self.seen.keep(view);
+                    report.seen = Some(id);
+                    self.extending = Some((id, Instant::now()));
                 }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
                 // Before the client may change anything again: a change made after the
@@ -522,6 +546,26 @@ impl Daemon {
                 Flow::Exit("a run panicked".into())
             }
         }
+    }
+
+    /// Add to the latest view what the servers have said since (clangd's units built
+    /// after the run, pyright's analysis finished), at most once per `every`, while the
+    /// watcher heard nothing since the run: a word said after a change behind the
+    /// daemon's back may rest on it (tsserver watches the disk itself), and from the
+    /// first change heard the view is closed.
+    fn extend_view(&mut self, every: Duration) {
+        let Some((id, last)) = self.extending else {
+            return;
+        };
+        if last.elapsed() < every {
+            return;
+        }
+        if !self.watch.quiet() {
+            self.extending = None;
+            return;
+        }
+        self.seen.extend(id, SeenView::of(&self.pool));
+        self.extending = Some((id, Instant::now()));
     }
 
     /// Send one answer; false when the client cannot be written to.

@@ -116,6 +116,16 @@ impl Watch {
         self.rescan = drained.rescan;
     }
 
+    /// Whether nothing under any root changed since the last [`Watch::sync`], as far as
+    /// the system's watcher can tell: false when it cannot (no watcher, or a root
+    /// walked instead of watched).
+    pub fn quiet(&mut self) -> bool {
+        if !self.unwatched().is_empty() {
+            return false;
+        }
+        self.os.as_mut().is_some_and(OsWatcher::quiet)
+    }
+
     /// The roots walked whole before every run rather than watched, each with why.
     pub fn unwatched(&self) -> Vec<(PathBuf, String)> {
         self.walked

@@ -134,6 +134,21 @@ impl OsWatcher {
     /// before this call has been heard of (see the module's notes); a rescan when that
     /// cannot be known.
     pub fn drain(&mut self) -> Drained {
+        self.synced(|found, heard| Drained {
+            paths: std::mem::take(&mut found.paths),
+            rescan: std::mem::take(&mut found.rescan) || !heard,
+        })
+    }
+
+    /// Whether nothing at all was named since the last drain, every change made before
+    /// this call heard of; false when that cannot be known. Nothing is taken.
+    pub fn quiet(&mut self) -> bool {
+        self.synced(|found, heard| heard && !found.rescan && found.paths.is_empty())
+    }
+
+    /// `read` what was found once every change made before this call has been heard
+    /// of (its marker's event has come: `heard`), or the bound ran out (not `heard`).
+    fn synced<T>(&mut self, read: impl FnOnce(&mut Found, bool) -> T) -> T {
         self.marker += 1;
         let marker = self.sync_dir.join(format!("sync-{}", self.marker));
         let written = std::fs::write(&marker, b"");
@@ -152,13 +167,10 @@ impl OsWatcher {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
-        let drained = Drained {
-            paths: std::mem::take(&mut found.paths),
-            rescan: std::mem::take(&mut found.rescan) || !heard,
-        };
+        let out = read(&mut found, heard);
         drop(found);
         let _ = std::fs::remove_file(&marker);
-        drained
+        out
     }
 }
 

@@ -24,6 +24,14 @@ use crate::servers::ServerSpec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ServerId(usize);
 
+#[cfg(test)]
+impl ServerId {
+    /// The id the pool gives its `i`th server.
+    pub(crate) fn nth(i: usize) -> ServerId {
+        ServerId(i)
+    }
+}
+
 /// Called with the servers' state after every pump.
 pub type Observer = Box<dyn FnMut(&[Server])>;
 

@@ -8,7 +8,7 @@
 //! baseline names, which is the one the run that moved the baseline ended on: that
 //! run's [`SeenView`], taken as it ended, is it (docs/SPEC.md section 6).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -76,6 +76,26 @@ impl SeenView {
     pub fn server(&self, id: ServerId) -> Option<&ServerSeen> {
         self.servers.get(&id)
     }
+
+    /// The view of a run that started from `earlier` (the tree it was of, plus the
+    /// run's change): each server's word on a file the run neither changed nor asked
+    /// about (`touched`), known in `earlier` and not said again since, carried over.
+    /// That word still holds as far as the run's scan for dependents can tell, which
+    /// is what the run's own check trusts: a file the change could break was asked
+    /// about. Without it, every change elsewhere would leave the view holding only
+    /// the files of the last run (clangd's units, tsserver's files).
+    pub fn carry_over(&mut self, earlier: &SeenView, touched: &HashSet<PathBuf>) {
+        for (id, now) in self.servers.iter_mut().filter(|(_, v)| !v.whole) {
+            let Some(before) = earlier.servers.get(id) else {
+                continue;
+            };
+            for (path, diagnostics) in &before.files {
+                if !touched.contains(path) && !now.files.contains_key(path) {
+                    now.files.insert(path.clone(), diagnostics.clone());
+                }
+            }
+        }
+    }
 }
 
 /// The views a daemon kept, newest last, each by an id no other daemon gives: a
@@ -115,6 +135,27 @@ impl SeenViews {
         self.next
     }
 
+    /// The view `id` gets what the servers have said since it was kept, of the same
+    /// tree (the caller knows nothing changed): a server that reports on its whole
+    /// workspace and has settled since gives its whole word; another, its word on the
+    /// files the view did not know. (clangd's units, built after the run ended.)
+    pub fn extend(&mut self, id: u64, now: SeenView) {
+        let Some((_, kept)) = self.kept.iter_mut().find(|(i, _)| *i == id) else {
+            return;
+        };
+        let kept = Arc::make_mut(kept);
+        for (server, fresh) in now.servers {
+            let known = kept.servers.entry(server).or_default();
+            if fresh.whole {
+                *known = fresh;
+                continue;
+            }
+            for (path, diagnostics) in fresh.files {
+                known.files.entry(path).or_insert(diagnostics);
+            }
+        }
+    }
+
     pub fn get(&self, id: u64) -> Option<Arc<SeenView>> {
         self.kept
             .iter()
@@ -139,6 +180,68 @@ mod tests {
         assert!(views.get(first).is_none());
         assert!(views.get(last).is_some());
         assert!(views.get(last.wrapping_add(1)).is_none());
+    }
+
+    #[test]
+    fn a_word_not_said_again_is_carried_over_unless_the_run_touched_its_file() {
+        let id = |v: &SeenView| *v.servers.keys().next().expect("a server");
+        let (a, b, c) = (
+            PathBuf::from("/w/a.c"),
+            PathBuf::from("/w/b.c"),
+            PathBuf::from("/w/c.c"),
+        );
+        let mut earlier = SeenView::default();
+        let mut old = ServerSeen::default();
+        for p in [&a, &b, &c] {
+            old.files.insert(p.clone(), Vec::new());
+        }
+        let mut now = SeenView::default();
+        let mut fresh = ServerSeen::default();
+        fresh.files.insert(a.clone(), vec![Diagnostic::default()]);
+        let server = ServerId::nth(0);
+        earlier.servers.insert(server, old);
+        now.servers.insert(server, fresh);
+        now.carry_over(&earlier, &HashSet::from([b.clone()]));
+        let files = &now.servers[&id(&now)].files;
+        assert_eq!(
+            files[&a],
+            vec![Diagnostic::default()],
+            "said again: the new word"
+        );
+        assert!(!files.contains_key(&b), "touched by the run: not carried");
+        assert!(files.contains_key(&c), "untouched: carried over");
+    }
+
+    #[test]
+    fn a_view_extended_learns_new_files_and_a_settled_whole_word() {
+        let mut views = SeenViews::default();
+        let (a, b) = (PathBuf::from("/w/a.c"), PathBuf::from("/w/b.c"));
+        let (one, two) = (ServerId::nth(0), ServerId::nth(1));
+        let mut kept = SeenView::default();
+        let mut units = ServerSeen::default();
+        units.files.insert(a.clone(), Vec::new());
+        kept.servers.insert(one, units);
+        kept.servers.insert(two, ServerSeen::default());
+        let id = views.keep(kept);
+        let mut now = SeenView::default();
+        let mut later = ServerSeen::default();
+        later.files.insert(a.clone(), vec![Diagnostic::default()]);
+        later.files.insert(b.clone(), Vec::new());
+        now.servers.insert(one, later);
+        let whole = ServerSeen {
+            whole: true,
+            ..ServerSeen::default()
+        };
+        now.servers.insert(two, whole);
+        views.extend(id, now);
+        let view = views.get(id).expect("kept");
+        let units = view.server(one).expect("clangd's");
+        assert_eq!(units.files[&a], Vec::new(), "the word it had stands");
+        assert!(
+            units.files.contains_key(&b),
+            "a file it did not know is learnt"
+        );
+        assert!(view.server(two).expect("pyright's").whole);
     }
 
     #[test]

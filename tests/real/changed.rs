@@ -788,3 +788,11 @@ fn pyright_a_deleted_module_through_the_daemon() {
 fn typescript_language_server_a_deleted_module_through_the_daemon() {
     a_deleted_module_through_the_daemon(&TSLS, &[("b.ts", 1), ("c.ts", 1)], true);
 }
+
+/// Only a deletion, and a before view seen by the daemon: gopls is shown nothing else,
+/// and looked settled at once (go-cmp's deleted file in the corpus's hook mode: exit 0,
+/// its 4 breaks unseen). It is shown a file beside the deleted one.
+#[test]
+fn gopls_a_deleted_package_through_the_daemon() {
+    a_deleted_module_through_the_daemon(&GOPLS, &[("b/b.go", 3), ("c/c.go", 3)], true);
+}
