@@ -146,6 +146,11 @@ fn typescript_language_server_reports_each_change_once() {
 }
 
 #[test]
+fn typescript_language_server_reports_each_change_once_through_the_daemon() {
+    sequence(&TSLS, true);
+}
+
+#[test]
 fn gopls_reports_each_change_once() {
     sequence(&GOPLS, false);
 }
