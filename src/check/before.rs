@@ -134,8 +134,10 @@ fn choose_seen(groups: &mut [Group], seen: Option<&SeenView>) {
     }
 }
 
-/// Show server `s` the old text of each file of seen group `g` its view has no word
-/// on, to be asked.
+/// For each file of seen group `g` its view has no word on, a target to ask: every
+/// file of the change is shown its old text first (the word on one file rests on the
+/// others, which the server may have read changed from the disk), and the one asked
+/// is sent anew, whatever the server held of it. None when the view knows them all.
 fn show_unseen(
     pool: &mut Pool,
     s: ServerId,
@@ -143,12 +145,23 @@ fn show_unseen(
     tracked: &[Tracked],
     view: &ServerSeen,
 ) -> Vec<Target> {
-    g.files
+    let befores: Vec<(&Path, &str)> = g
+        .files
         .iter()
-        .filter_map(|&i| Some((&tracked[i].path, tracked[i].before.as_deref()?)))
-        .filter(|(path, _)| view.of(path).is_none())
-        .map(|(path, text)| sync(pool, s, path, text))
-        .collect()
+        .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
+        .collect();
+    if befores.iter().all(|(path, _)| view.of(path).is_some()) {
+        return Vec::new();
+    }
+    pool.mark_changed(s);
+    let mut targets = Vec::new();
+    for (path, text) in befores {
+        let target = sync_forced(pool, s, path, text);
+        if view.of(path).is_none() {
+            targets.push(target);
+        }
+    }
+    targets
 }
 
 /// Open every existing file of the run as it is now and wait for its diagnostics.
