@@ -145,11 +145,7 @@ fn show_unseen(
     tracked: &[Tracked],
     view: &ServerSeen,
 ) -> Vec<Target> {
-    let befores: Vec<(&Path, &str)> = g
-        .files
-        .iter()
-        .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
-        .collect();
+    let befores = befores(g, tracked);
     if befores.iter().all(|(path, _)| view.of(path).is_some()) {
         return Vec::new();
     }
@@ -395,6 +391,14 @@ fn watches_the_disk_itself(pool: &Pool, s: ServerId) -> bool {
     server.answers_pulls() && !server.hears_the_disk_from_us()
 }
 
+/// Each file of group `g` that had a text before the change, with that text.
+fn befores<'a>(g: &Group, tracked: &'a [Tracked]) -> Vec<(&'a Path, &'a str)> {
+    g.files
+        .iter()
+        .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
+        .collect()
+}
+
 /// Show server `s` the before text of each of the group's files. A before text the
 /// server does not hold (a reviewed change on a warm server: HEAD's text where it has
 /// the disk's) changes what it sees, so the cached diagnostics of every other file no
@@ -408,11 +412,7 @@ fn show_befores(
     tracked: &[Tracked],
     before_is_disk: bool,
 ) -> Vec<Target> {
-    let befores: Vec<(&Path, &str)> = g
-        .files
-        .iter()
-        .filter_map(|&i| Some((tracked[i].path.as_path(), tracked[i].before.as_deref()?)))
-        .collect();
+    let befores = befores(g, tracked);
     let (other, held): (Vec<_>, Vec<_>) =
         befores
             .iter()
