@@ -282,6 +282,10 @@ struct Daemon {
     extending: Option<(u64, Instant)>,
 }
 
+/// How long a call with nothing changed waits for clangd's queued units before the
+/// daemon keeps its view of the tree (`units::Units::finish`), at most.
+const UNITS_FOR_A_VIEW: Duration = Duration::from_secs(10);
+
 /// How often an idle daemon adds what its servers said to the latest view, at most.
 const EXTEND_EVERY: Duration = Duration::from_millis(250);
 
@@ -512,6 +516,10 @@ impl Daemon {
                     )));
                 }
                 if let Some(mut touched) = reviewed {
+                    if touched.is_empty() {
+                        self.units
+                            .finish(&mut self.pool, Instant::now() + UNITS_FOR_A_VIEW);
+                    }
                     touched.extend(report.files.iter().map(|f| f.path.clone()));
                     let mut view = SeenView::of(&self.pool);
                     if let Some(earlier) = &started_from {

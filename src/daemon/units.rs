@@ -11,6 +11,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use crate::lsp::{Pool, ServerId};
 use crate::servers;
@@ -71,6 +72,18 @@ impl Units {
             }
         }
         said
+    }
+
+    /// Open every unit still queued and take their publishes, until `deadline`: a
+    /// view of the tree made now (a `check --changed` with nothing changed, the first
+    /// of a session) then has the word on each, where the next change, written at
+    /// once, would leave it without (the view learns nothing once the disk changed).
+    pub fn finish(&mut self, pool: &mut Pool, deadline: Instant) {
+        self.open_some(pool);
+        while !self.queues.is_empty() && Instant::now() < deadline {
+            pool.pump(deadline.min(Instant::now() + Duration::from_millis(100)));
+            self.open_some(pool);
+        }
     }
 
     /// Open the next queued units of each server, keeping at most [`BUILDING`] of
