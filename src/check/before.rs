@@ -192,18 +192,16 @@ pub(super) fn take(
     let mut first_sight = false;
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
-        if let Some(view) = ctx
-            .seen
-            .as_deref()
-            .and_then(|v| v.server(s))
-            .filter(|_| g.seen)
-        {
+        if let Some(view) = seen_view(ctx, g, s) {
             // Their text is sent again after the edit, as for a dependent asked now.
             before.dependent_text.extend(texts(&g.dependents));
             targets.extend(show_unseen(pool, s, g, tracked, view));
             continue;
         }
-        if !before_is_disk && watches_the_disk_itself(pool, s) {
+        // In a review, what such a server said since the last run may rest on the
+        // change it saw on disk: taken for the before view, it passed mobx's
+        // `rename-die-barrel` as old once (hook mode, exit 0, 41 files broken).
+        if !before_is_disk && pool.server(s).answers_from_its_own_view_of_the_disk() {
             pool.mark_changed(s);
         }
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
@@ -326,8 +324,7 @@ fn record_held(
 ) {
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
-        let seen = ctx.seen.as_deref().and_then(|v| v.server(s));
-        if let Some(view) = seen.filter(|_| g.seen) {
+        if let Some(view) = seen_view(ctx, g, s) {
             from_seen(before, s, g, tracked, view);
             continue;
         }
@@ -351,6 +348,11 @@ fn record_held(
     }
 }
 
+/// The view of seen group `g`'s server `s` (`choose_seen`); none for another group.
+fn seen_view<'a>(ctx: &'a Context, g: &Group, s: ServerId) -> Option<&'a ServerSeen> {
+    ctx.seen.as_deref()?.server(s).filter(|_| g.seen)
+}
+
 /// Each of `paths` that reads as text, with its text.
 fn texts(paths: &[PathBuf]) -> impl Iterator<Item = (PathBuf, String)> + '_ {
     paths
@@ -365,30 +367,13 @@ fn from_seen(before: &mut Before, s: ServerId, g: &Group, tracked: &[Tracked], v
     for (path, diagnostics) in &view.files {
         before.held.insert((s, path.clone()), diagnostics.clone());
     }
-    let befores = g
-        .files
-        .iter()
-        .filter(|&&i| tracked[i].before.is_some())
-        .map(|&i| &tracked[i].path);
-    for path in befores.chain(&g.dependents) {
+    let befores = befores(g, tracked).into_iter().map(|(path, _)| path);
+    for path in befores.chain(g.dependents.iter().map(PathBuf::as_path)) {
         // A file it had no word on was asked (`show_unseen`).
         if let Some(diagnostics) = view.of(path) {
-            before.asked.insert((s, path.clone()), diagnostics);
+            before.asked.insert((s, path.to_path_buf()), diagnostics);
         }
     }
-}
-
-/// A server that watches the disk itself and is asked for its diagnostics (tsserver,
-/// through typescript-language-server): in a review, whatever it said since the last
-/// run may rest on the change already, which another tool wrote to the disk and it
-/// saw there (typescript-language-server pushes the open files again when tsserver
-/// sees a module change). Taken for the before view, such a word passed a change as
-/// old: mobx's `rename-die-barrel` in the corpus's hook mode, exit 0 with 41 files
-/// broken, once, under load. Nothing it holds counts then: every file is asked again,
-/// after the before texts are shown.
-fn watches_the_disk_itself(pool: &Pool, s: ServerId) -> bool {
-    let server = pool.server(s);
-    server.answers_pulls() && !server.hears_the_disk_from_us()
 }
 
 /// Each file of group `g` that had a text before the change, with that text.

@@ -57,12 +57,32 @@ pub struct Context {
     /// so a server started for it may be set up for this one edit
     /// (`servers::for_one_written_edit`).
     pub one_run: bool,
-    /// `check --changed`: the daemon's view of the tree its baseline names (the view
-    /// the run that moved it ended on), when the baseline names one.
-    pub last_seen: Option<u64>,
+    /// What the run asks of the daemon's views of the tree (`lsp::SeenView`).
+    pub views: Views,
     /// That view, where the daemon still holds it: the before view of each server it
     /// covers (`before::choose_seen`).
     pub seen: Option<std::sync::Arc<SeenView>>,
+}
+
+/// A run's ask of the daemon's views of the tree (`lsp::SeenView`): only `check
+/// --changed` has one, since only its baseline names a view, and a view kept for any
+/// other run (`--staged`'s ends off the disk) would only push out the baseline's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Views {
+    #[default]
+    None,
+    /// Keep a view of the tree the run ends on; the baseline names this one, if any.
+    Keep { named: Option<u64> },
+}
+
+impl Views {
+    /// The view the baseline names.
+    pub fn named(self) -> Option<u64> {
+        match self {
+            Views::Keep { named } => named,
+            Views::None => None,
+        }
+    }
 }
 
 /// What kind of run this is, as the phases need to know.

@@ -76,7 +76,9 @@ pub fn reporting_run(
         servers: loaded.servers,
         options: options.clone(),
         one_run: false,
-        last_seen: changes.as_ref().and_then(|c| c.seen),
+        views: changes
+            .as_ref()
+            .map_or(check::Views::None, |c| check::Views::Keep { named: c.seen }),
         seen: None,
     };
     // Recorded before anything may change the disk: a run that is then killed, or
@@ -224,7 +226,7 @@ fn run_in_process(
     let started = std::time::Instant::now();
     let ctx = &check::Context {
         one_run: true,
-        last_seen: None,
+        views: check::Views::None,
         seen: None,
         ..ctx.clone()
     };

@@ -99,7 +99,7 @@ pub fn run(
         progress: watcher.is_some(),
         umask: current_umask(),
         trust_project: trust_flag || crate::config::trust_from_env(),
-        last_seen: ctx.last_seen,
+        views: ctx.views,
     });
     let frame = match protocol::encode(&me, &request) {
         Ok(f) => f,

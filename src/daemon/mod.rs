@@ -484,12 +484,14 @@ impl Daemon {
             servers: req.servers,
             options: req.options,
             one_run: false,
-            last_seen: req.last_seen,
-            seen: req.last_seen.and_then(|id| self.seen.get(id)),
+            views: req.views,
+            seen: req.views.named().and_then(|id| self.seen.get(id)),
         };
         // A review's files: its view carries over no word of the servers on them.
         let reviewed: Option<HashSet<PathBuf>> = match &job {
-            check::Job::Review(plan) => Some(plan.changes.iter().map(|c| c.path.clone()).collect()),
+            check::Job::Review(plan) if req.views != check::Views::None => {
+                Some(plan.changes.iter().map(|c| c.path.clone()).collect())
+            }
             _ => None,
         };
         let started_from = ctx.seen.clone();

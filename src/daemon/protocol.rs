@@ -106,8 +106,8 @@ pub struct RunRef<'a> {
     /// `--trust-project` or `LSPGATE_TRUST_PROJECT`: the daemon checks the servers it
     /// is asked to run against the configuration it reads itself under this trust.
     pub trust_project: bool,
-    /// `check --changed`: the daemon's view its baseline names (`lsp::SeenView`).
-    pub last_seen: Option<u64>,
+    /// What the run asks of the daemon's views of the tree (`check --changed`'s).
+    pub views: crate::check::Views,
 }
 
 /// A run, as the daemon receives it: a `check::Context` and a `Job`.
@@ -122,7 +122,7 @@ pub struct RunRequest {
     pub umask: u32,
     pub trust_project: bool,
     #[serde(default)]
-    pub last_seen: Option<u64>,
+    pub views: crate::check::Views,
 }
 
 /// A job as its frame carries it. Its file contents are not in the JSON: serde_json

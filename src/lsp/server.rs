@@ -829,6 +829,14 @@ impl Server {
             .any(|m| m == <DidChangeWatchedFiles as lsp_types::notification::Notification>::METHOD)
     }
 
+    /// Whether what it answers when asked may rest on a change it read on the disk by
+    /// itself, before lspgate showed it (tsserver, through typescript-language-server,
+    /// which then pushes the open files again unasked): it is asked for its diagnostics
+    /// and watches the disk itself.
+    pub fn answers_from_its_own_view_of_the_disk(&self) -> bool {
+        self.answers_pulls() && !self.hears_the_disk_from_us()
+    }
+
     /// Whether what the server sees of the disk is what lspgate showed it: it hears
     /// of every change from us (see [`Server::hears_the_disk_from_us`]), or, watching
     /// the disk itself and asked for its diagnostics, every file changed behind
