@@ -1377,6 +1377,91 @@ fn put_back_behind_its_back(args: &[&str], delete_first: bool, asked_again: usiz
     stop(third);
 }
 
+/// The files (names) the fake server got a tsserver request for in `log`, in order.
+fn tsserver_files(log: &[Value]) -> Vec<String> {
+    log.iter()
+        .filter(|e| e["event"] == "recv" && e["method"] == "workspace/executeCommand")
+        .filter_map(|e| e["arguments"][1]["file"].as_str())
+        .filter_map(|f| f.rsplit('/').next().map(str::to_owned))
+        .collect()
+}
+
+/// A warm daemon pulls the files of a TypeScript server's project between runs
+/// (`daemon::pulls`), and a run that comes meanwhile goes first: it waits behind the
+/// pulls under way, not the rest, which are asked once it is done. The fake server
+/// answers each tsserver request 100 ms late and handles nothing meanwhile, so the
+/// 30 files take 9 s; the edit comes as soon as the check that starts them is done.
+#[test]
+fn pulls_between_runs_yield_to_a_run() {
+    let mut test = Test::new().file("e.fake", "one\n");
+    for i in 0..30 {
+        test = test.file(format!("p{i:02}.fake"), "x\n");
+    }
+    let test = test
+        .fake_server_as(
+            "typescript-language-server",
+            &["--mode", "tsserver", "--mode", "slow-pull=100"],
+        )
+        .with_daemon();
+    let _guard = Guard::new(&test);
+    let first = test.args(["check", "e.fake"]).run();
+    first.assert_code(0);
+    let run = write(first.again(), "e.fake", "one\nx ERROR boom\n");
+    run.assert_code(1).stdout_contains("boom");
+
+    let log = run.fake_log();
+    let edit = log
+        .iter()
+        .position(|e| {
+            e["method"] == "textDocument/didChange"
+                && e["uri"].as_str().is_some_and(|u| u.ends_with("/e.fake"))
+        })
+        .unwrap_or_else(|| panic!("the edit was never sent\n{run}"));
+    let before: std::collections::HashSet<String> = tsserver_files(&log[..edit])
+        .into_iter()
+        .filter(|f| f.starts_with('p'))
+        .collect();
+    assert!(
+        !before.is_empty() && before.len() < 30,
+        "{} of the 30 files pulled before the edit: the pass had to be under way\n{run}",
+        before.len()
+    );
+    // The run's own answer came before any pull of the rest: the run went first.
+    let during = tsserver_files(&log[edit..]);
+    let answer = during
+        .iter()
+        .position(|f| f == "e.fake")
+        .unwrap_or_else(|| panic!("e.fake was not pulled after the edit\n{run}"));
+    assert!(
+        during[..answer].iter().all(|f| !f.starts_with('p')),
+        "pulled between the edit and its answer: {:?}\n{run}",
+        &during[..answer]
+    );
+
+    // Then the rest, all of it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut out = run;
+    loop {
+        let (status, next) = status(out);
+        out = next;
+        let pulls = &status["servers"][0]["between_runs"];
+        if pulls["files"] == 31 && pulls["held"] == 31 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the pulls between runs never finished: {pulls}\n{out}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    let after = tsserver_files(&out.fake_log()[edit..])
+        .into_iter()
+        .filter(|f| f.starts_with('p'))
+        .count();
+    assert!(after > 0, "nothing pulled after the run\n{out}");
+    stop(out);
+}
+
 /// `cmd` run by `sh` under file creation mask `umask`, its output captured.
 fn under_umask(cmd: &Command, umask: &str) -> std::process::Output {
     let mut sh = Command::new("sh");

@@ -11,7 +11,11 @@
 //! The timeouts are generous on purpose: a cold server on a busy 2-core CI machine
 //! can be slow, and these tests are about what is reported, not how fast.
 
-use std::{fs, path::Path, time::Duration};
+use std::{
+    fs,
+    path::Path,
+    time::{Duration, Instant},
+};
 
 use serde_json::Value;
 
@@ -1252,5 +1256,71 @@ fn tsls_check_patch_never_loads_a_tsserver_the_change_adds() {
     assert!(
         !marker.exists(),
         "the tsserver.js the change added ran\n{out}"
+    );
+}
+
+/// Issue 32: a warm daemon pulls typescript-language-server's project files between
+/// runs (`daemon::pulls`). The first edit after a check then finds the before view of
+/// its dependents held, asks tsserver about them after the edit without opening them,
+/// and is exact: the two broken callers, nothing old.
+#[test]
+fn typescript_language_server_dependents_are_pulled_between_runs() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let test = workspace(&TSLS, &[]).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = test.args(["check", "a.ts"]).args(&WAITS[1..]).run();
+    first.assert_code(0);
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut out = first;
+    loop {
+        let status = out
+            .again()
+            .args(["daemon", "status", "--format", "json"])
+            .run();
+        status.assert_code(0);
+        let json = status.json();
+        out = status;
+        let pulls = &json["servers"][0]["between_runs"];
+        // a.ts asked by the check, b.ts and c.ts pulled since.
+        if pulls["files"] == 3 && pulls["held"] == 3 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "b.ts and c.ts were never pulled: {pulls}\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let breaking = &TSLS.breaking;
+    let edited = out
+        .again()
+        .args([
+            "edit",
+            breaking.path,
+            "--old",
+            breaking.old,
+            "--new",
+            breaking.new,
+        ])
+        .args(&WAITS[1..])
+        .run();
+    edited.assert_code(1);
+    assert_error_in(&edited, "project_diagnostics", TSLS.b_call.0, TSLS.b_call.1);
+    assert_error_in(&edited, "project_diagnostics", TSLS.c, TSLS.c_call);
+    assert_nothing_at(&edited, TSLS.c, TSLS.c_error_line);
+
+    let status = edited
+        .again()
+        .args(["daemon", "status", "--format", "json"])
+        .run();
+    status.assert_code(0);
+    assert_eq!(
+        status.json()["servers"][0]["open_documents"],
+        1,
+        "a dependent was opened\n{status}"
     );
 }

@@ -210,7 +210,7 @@ pub(super) fn take(
         }
         targets.extend(shown);
         for d in &g.dependents {
-            if super::servers::pulls_unopened(g) {
+            if super::servers::pulled_unopened(pool, g, s, d) {
                 targets.push(Target::pulled(pool, s, d));
                 continue;
             }

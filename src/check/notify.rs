@@ -132,7 +132,8 @@ pub(super) fn notify(
             // and tells us which publish is the fresh one.
             for d in &g.dependents {
                 let text = before.dependent_text.get(d);
-                if super::servers::pulls_unopened(g) || holds_to_pull(pool, s, d, text) {
+                if super::servers::pulled_unopened(pool, g, s, d) || holds_to_pull(pool, s, d, text)
+                {
                     targets.cross.push(Target::pulled(pool, s, d));
                 } else if let Some(text) = text {
                     targets.cross.push(sync_forced(pool, s, d, text));

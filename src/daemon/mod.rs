@@ -21,6 +21,7 @@
 pub(crate) mod client;
 pub(crate) mod paths;
 pub mod protocol;
+mod pulls;
 mod units;
 mod watch;
 mod watcher;
@@ -71,6 +72,12 @@ const MAX_OPEN_DOCS: usize = 500;
 /// Files a server may hold diagnostics for without having them open (gopls publishes
 /// for every package it loads); the oldest are dropped beyond it (`lsp::cache`).
 const MAX_UNOPENED_DIAGNOSTICS: usize = 1000;
+/// The files server `server` may hold diagnostics for without having them open: at
+/// least every file the daemon pulls between runs (`pulls`).
+fn unopened_cap(server: &Server) -> usize {
+    MAX_UNOPENED_DIAGNOSTICS.max(server.spec().coverage.idle_pulls)
+}
+
 /// A client drawing the status line gets the servers' progress this often while a
 /// run waits, once the line shows (after [`crate::model::progress::SHOW_AFTER`]).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -215,6 +222,7 @@ fn serve(workspace: &Path) -> anyhow::Result<()> {
         notes: Vec::new(),
         restart_failed: HashSet::new(),
         units: units::Units::default(),
+        pulls: pulls::IdlePulls::default(),
         configuration: HashMap::new(),
     };
     let why = daemon.main_loop(&conn_rx, socket_id);
@@ -270,6 +278,8 @@ struct Daemon {
     restart_failed: HashSet<ServerId>,
     /// The units of clangd's projects, opened between runs (`units`).
     units: units::Units,
+    /// The files of the TypeScript servers' projects, pulled between runs (`pulls`).
+    pulls: pulls::IdlePulls,
     /// Each server's configuration files as they were after the last run
     /// (`watch::configuration_stamp`).
     configuration: HashMap<ServerId, u64>,
@@ -327,6 +337,7 @@ impl Daemon {
                     self.pool.pump(Instant::now());
                     self.upkeep();
                     self.units.open_some(&mut self.pool);
+                    self.pulls.ask_some(&mut self.pool);
                     self.extend_view(EXTEND_EVERY);
                 }
                 Err(_) => {}
@@ -471,6 +482,7 @@ impl Daemon {
         // Before the run's own sync takes what the watcher heard.
         self.extend_view(Duration::ZERO);
         self.extending = None;
+        self.pulls.stop();
         self.prepare(&req.servers, &held_back(&job));
         if req.progress {
             match stream.try_clone() {
@@ -917,34 +929,19 @@ impl Daemon {
         }
         self.watch_new_roots();
         for i in self.pool.ids() {
-            self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
+            let cap = unopened_cap(self.pool.server(i));
+            self.pool.trim_diagnostics(i, cap);
         }
-        self.refresh_project_pulls();
-        for line in self.units.queue(&self.pool) {
+        for line in self
+            .units
+            .queue(&self.pool)
+            .into_iter()
+            .chain(self.pulls.queue(&self.pool))
+        {
             log(&line);
         }
         self.units.open_some(&mut self.pool);
-    }
-
-    /// A server asked about every file of its project without opening them
-    /// (TypeScript 7) is asked again, between runs, about the files whose answers
-    /// predate a change (files changed behind the daemon's back, a dry run undone):
-    /// the next run's before view is then what the daemon holds, not a pull of
-    /// every file. The main loop takes the answers as they come.
-    fn refresh_project_pulls(&mut self) {
-        for i in self.pool.ids() {
-            let server = self.pool.server(i);
-            if server.is_dead()
-                || !server.pulls()
-                || server.spec().coverage.dependents != crate::servers::Dependents::Project
-            {
-                continue;
-            }
-            // A file deleted since has nothing to say.
-            for path in server.stale_pulls().into_iter().filter(|p| p.is_file()) {
-                self.pool.pull(i, &path);
-            }
-        }
+        self.pulls.ask_some(&mut self.pool);
     }
 
     /// Between runs, after the servers said something: restart a server that crashed
@@ -976,8 +973,9 @@ impl Daemon {
                     }
                 }
             }
-            if self.pool.unopened_diagnostics(i) > 2 * MAX_UNOPENED_DIAGNOSTICS {
-                self.pool.trim_diagnostics(i, MAX_UNOPENED_DIAGNOSTICS);
+            let cap = unopened_cap(self.pool.server(i));
+            if self.pool.unopened_diagnostics(i) > 2 * cap {
+                self.pool.trim_diagnostics(i, cap);
             }
         }
     }
@@ -1066,6 +1064,7 @@ impl Daemon {
                     } else {
                         protocol::rss_kib(s.pid())
                     },
+                    between_runs: self.pulls.status(&self.pool, i),
                     crashes: crashes.total,
                     last_crash_ms: crashes
                         .times

@@ -348,6 +348,21 @@ pub struct Status {
     pub unwatched: Vec<(PathBuf, String)>,
 }
 
+/// How much of a server's project the daemon holds its word on, pulled between runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PullStatus {
+    /// The files of its project (none when it has more than `budget`).
+    pub files: usize,
+    /// Those whose answer holds now.
+    pub held: usize,
+    /// Those still to ask, or under way.
+    pub waiting: usize,
+    /// Files pulled at most (`coverage.idle_pulls`).
+    pub budget: usize,
+    /// Why none is pulled (a project larger than the budget).
+    pub skipped: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerInfo {
     pub name: String,
@@ -358,6 +373,10 @@ pub struct ServerInfo {
     pub uptime_ms: u64,
     pub open_documents: usize,
     pub rss_kib: Option<u64>,
+    /// What the daemon asks it about between runs (`daemon::pulls`), for a server it
+    /// does that for.
+    #[serde(default)]
+    pub between_runs: Option<PullStatus>,
     /// Crashes of this server (name at root) since the daemon started, and how long
     /// ago the last one was.
     pub crashes: u32,

@@ -275,6 +275,17 @@ impl Store {
         }
     }
 
+    /// Drop what pulls said of `path` (the file is no longer one a pull answers for).
+    pub(super) fn forget_pull(&mut self, path: &Path) {
+        if let Some(d) = self.files.get_mut(path) {
+            d.pulled = None;
+            d.earlier.clear();
+            if d.pushed.is_none() {
+                self.files.remove(path);
+            }
+        }
+    }
+
     /// An "unchanged" pull answer: the last one still stands, as of `sent_seq`. (We
     /// never send a `previousResultId`, so servers should not say it; if one does,
     /// what we had is kept.)

@@ -265,6 +265,13 @@ impl Pool {
         self.servers[id.0].pull(path, self.clock);
     }
 
+    /// [`Pool::pull`] between runs, of a file server `id` may have in no project (see
+    /// `Server::try_pull`).
+    pub fn try_pull(&mut self, id: ServerId, path: &Path) {
+        self.clock += 1;
+        self.servers[id.0].try_pull(path, self.clock);
+    }
+
     /// Record that what server `id` sees changed outside a run's own edit (files
     /// re-sent after an editor changed them, a text put back after a dry run, a
     /// before text it did not hold): the diagnostics it holds may be out of date.

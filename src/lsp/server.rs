@@ -183,6 +183,8 @@ pub struct Server {
     pub(super) quirks: Quirks,
     /// Files with a pull request in flight.
     pulls_in_flight: HashSet<PathBuf>,
+    /// Those of them the daemon asked about between runs (`Server::try_pull`).
+    trials: HashSet<PathBuf>,
     /// The pool clocks that decide whether what the server said still holds.
     clocks: Clocks,
     /// The slowest change-to-publish time seen lately (decays), so that waiting
@@ -486,6 +488,7 @@ impl Server {
             progress_ended: false,
             quirks: Quirks::new(&spec.wait, root),
             pulls_in_flight: HashSet::new(),
+            trials: HashSet::new(),
             publish_latency: Duration::ZERO,
             logs: VecDeque::new(),
             shown: VecDeque::new(),
@@ -765,6 +768,17 @@ impl Server {
         self.send(protocol::request::<DocumentDiagnosticRequest>(id, params));
     }
 
+    /// [`Server::pull`], between runs, of a file the server may have in no project
+    /// (tsserver answers only for the files of the projects it loaded): a failure
+    /// then says so of that file, not that pulls fail (see `incoming::failed_trial`).
+    pub(super) fn try_pull(&mut self, path: &Path, sent_seq: u64) {
+        if self.is_dead() || self.pulls_in_flight.contains(path) {
+            return;
+        }
+        self.trials.insert(path.to_path_buf());
+        self.pull(path, sent_seq);
+    }
+
     /// Have the server reload its projects from the disk (see
     /// [`Quirks::reload_request`]); false when it has no way to.
     pub(super) fn reload_projects(&mut self, clock: u64) -> bool {
@@ -877,19 +891,21 @@ impl Server {
         self.clocks.text_changed_at + 1
     }
 
-    /// The files whose last pull answer predates the last change to what it sees,
-    /// with no pull in flight.
-    pub fn stale_pulls(&self) -> Vec<PathBuf> {
+    /// Whether it answered a pull of `path` sent after the last change to what it
+    /// sees: that answer is its word on the file now.
+    pub fn pull_holds(&self, path: &Path) -> bool {
         self.diagnostics
-            .iter()
-            .filter(|(p, d)| {
-                d.pulled
-                    .as_ref()
-                    .is_some_and(|x| x.sent_seq < self.pull_holds_from())
-                    && !self.pulls_in_flight.contains(*p)
-            })
-            .map(|(p, _)| p.to_path_buf())
-            .collect()
+            .get(path)
+            .and_then(|d| d.pulled.as_ref())
+            .is_some_and(|p| p.sent_seq >= self.pull_holds_from())
+    }
+
+    /// Whether a pull ever answered for `path` (a pull between runs that failed takes
+    /// the answer back: see `incoming::failed_trial`): tsserver has it in a project.
+    pub fn was_pulled(&self, path: &Path) -> bool {
+        self.diagnostics
+            .get(path)
+            .is_some_and(|d| d.pulled.is_some())
     }
 
     /// A change-to-publish time seen: the slowest lately, halving each time a faster
@@ -1030,6 +1046,7 @@ impl Server {
     fn forget_work(&mut self) {
         self.times.died_at = Some(Instant::now());
         self.pulls_in_flight.clear();
+        self.trials.clear();
         self.quirks.forget_work();
         self.requests.pending.clear();
         self.progress.clear();

@@ -238,6 +238,16 @@ pub fn write_status(out: &mut dyn Write, s: &Status) -> io::Result<()> {
             if server.open_documents == 1 { "" } else { "s" },
             human_memory(server.rss_kib)
         )?;
+        if let Some(pulls) = &server.between_runs {
+            match &pulls.skipped {
+                Some(why) => writeln!(out, "    pulled between runs: none ({})", tame(why))?,
+                None => writeln!(
+                    out,
+                    "    pulled between runs: {} of {} files held, {} to ask (at most {})",
+                    pulls.held, pulls.files, pulls.waiting, pulls.budget
+                )?,
+            }
+        }
     }
     Ok(())
 }

@@ -40,6 +40,7 @@ pub use clangd::project_units;
 pub use quirks::Quirks;
 pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;
+pub use typescript::files_to_pull;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -373,6 +374,14 @@ pub struct Coverage {
     /// `clangd::project_units`). Off with `project-wide = false`.
     #[serde(default)]
     pub open_units: usize,
+    /// A warm daemon asks the server about every file of its project between runs
+    /// when it has at most this many (0: never), pulled without opening them, so that
+    /// the before view of an edit's dependents is already held when it comes: for a
+    /// server that answers a pull for a file it has not open exactly and has no
+    /// project-wide analysis (the TypeScript servers, see `typescript`). Off with
+    /// `project-wide = false`.
+    #[serde(default)]
+    pub idle_pulls: usize,
     /// The files the server reads as the configuration of the files at and below
     /// their directory, by name (`*` stands for any run of characters): an edit of one
     /// changes what the server says of every such file without changing any of them,
@@ -626,6 +635,7 @@ pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
         gopls::GOPLS => gopls::set_project_wide(spec, on),
         rust_analyzer::RUST_ANALYZER => rust_analyzer::set_project_wide(spec, on),
         clangd::CLANGD => clangd::set_project_wide(spec, on),
+        typescript::TSLS | typescript::TSGO => typescript::set_project_wide(spec, on),
         _ => return pyright::set_project_wide(spec, on),
     }
     Ok(())

@@ -294,19 +294,24 @@ impl Quirks {
     }
 
     /// The answer for `slot` of the routed pull of `path` sent at `sent_seq`; a
-    /// failed route is dropped (the server waits for pushes from then on).
+    /// failed route is dropped (the server waits for pushes from then on), but for a
+    /// `trial` pull (a file the daemon asks about between runs), whose failure says
+    /// only that tsserver has the file in no project it loaded.
     pub fn routed_answer(
         &mut self,
         path: &Path,
         sent_seq: u64,
         slot: usize,
         answer: Result<Value, String>,
+        trial: bool,
     ) -> RoutedAnswer {
         let Some(route) = &mut self.route else {
             return RoutedAnswer::Incomplete;
         };
         let answer = route.answer(path, sent_seq, slot, answer);
-        if let RoutedAnswer::Failed(_) = answer {
+        if let RoutedAnswer::Failed(_) = answer
+            && !trial
+        {
             self.route = None;
         }
         answer

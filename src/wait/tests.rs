@@ -838,12 +838,12 @@ fn a_held_pull_answer_holds_until_what_the_server_sees_changes() {
         1,
         "asked again with nothing changed"
     );
-    assert!(pool.server(s).stale_pulls().is_empty());
+    assert!(pool.server(s).pull_holds(&closed));
     // Opening a file changes nothing it sees; changing its text does.
     open(&mut pool, s);
-    assert!(pool.server(s).stale_pulls().is_empty());
+    assert!(pool.server(s).pull_holds(&closed));
     change_to(&mut pool, s, "new text");
-    assert_eq!(pool.server(s).stale_pulls(), vec![closed.clone()]);
+    assert!(!pool.server(s).pull_holds(&closed));
     let target = Target::pulled(&pool, s, &closed);
     let changed = settle(&mut pool, &[target], within(3000));
     assert!(changed.complete(), "{:?}", changed.unsettled);

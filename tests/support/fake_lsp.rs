@@ -64,6 +64,10 @@ struct Modes {
     progress_never_ends: bool,
     /// Delay every publish by this much (requests are still answered meanwhile).
     slow_publish: Option<Duration>,
+    /// `slow-pull=MS`: answer each pull (`textDocument/diagnostic`, or a tsserver
+    /// request) MS after reading it, handling nothing meanwhile, as a server checking
+    /// a large file.
+    slow_pull: Option<Duration>,
     /// Never publish.
     silent: bool,
     /// Write to stderr continuously, and a line per message received.
@@ -250,6 +254,7 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
             let size = usize::try_from(number).map_err(|e| format!("mode {name}: {e}"))?;
             match name {
                 "slow-publish" => modes.slow_publish = Some(Duration::from_millis(number)),
+                "slow-pull" => modes.slow_pull = Some(Duration::from_millis(number)),
                 "huge-message" => modes.huge_message = Some(size),
                 "wide-message" => modes.wide_message = Some(size),
                 "many-diagnostics" => modes.many_diagnostics = Some(size),
@@ -557,6 +562,15 @@ impl Server {
 
     fn request(&mut self, req: Request) {
         let modes = &self.opts.modes;
+        if let Some(slow) = modes.slow_pull
+            && matches!(
+                req.method.as_str(),
+                "textDocument/diagnostic" | "workspace/executeCommand"
+            )
+        {
+            // The server is busy checking the file: a stand-in for its work.
+            thread::sleep(slow);
+        }
         let result = match req.method.as_str() {
             "initialize" => {
                 if modes.hang_initialize {

@@ -287,15 +287,21 @@ pub(super) fn response(server: &mut Server, resp: Response) {
             slot,
         } => {
             let answer = resp.response_result.map_err(|e| e.message);
-            match server.quirks.routed_answer(&path, sent_seq, slot, answer) {
+            let trial = server.trials.contains(&path);
+            match server
+                .quirks
+                .routed_answer(&path, sent_seq, slot, answer, trial)
+            {
                 RoutedAnswer::Incomplete => {}
                 RoutedAnswer::Complete(diagnostics) => {
                     server.pulls_in_flight.remove(&path);
+                    server.trials.remove(&path);
                     let view = server.view_at(sent_seq);
                     server
                         .diagnostics
                         .pulled(path, Pulled::answer(diagnostics, sent_seq, view));
                 }
+                RoutedAnswer::Failed(why) if trial => failed_trial(server, path, &why),
                 RoutedAnswer::Failed(why) => {
                     server.log(2, format!("lspgate: {}", Quirks::route_failed(&path, &why)));
                     server.static_pull = false;
@@ -312,6 +318,7 @@ pub(super) fn response(server: &mut Server, resp: Response) {
 /// by hand for the reason a publish is.
 fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Value, ResponseError>) {
     server.pulls_in_flight.remove(&path);
+    let trial = server.trials.remove(&path);
     match answer {
         // A full report has `items`; an "unchanged" one keeps what we had.
         Ok(result) => match result.get("items") {
@@ -327,6 +334,7 @@ fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Valu
                 server.diagnostics.pull_unchanged(&path, sent_seq, view);
             }
         },
+        Err(e) if trial => failed_trial(server, path, &e.message),
         Err(e) => {
             // ServerCancelled / ContentModified ask for a retry; the wait re-pulls a
             // file whose pull is older than its change.
@@ -343,4 +351,17 @@ fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Valu
             }
         }
     }
+}
+
+/// A pull the daemon tried between runs failed (tsserver has the file in no project it
+/// loaded): the file is not one a pull can answer for, so what an earlier pull said of
+/// it goes too, and a run opens it as it would without.
+fn failed_trial(server: &mut Server, path: PathBuf, why: &str) {
+    server.log(
+        3,
+        format!("lspgate: {} cannot be pulled now: {why}", path.display()),
+    );
+    server.pulls_in_flight.remove(&path);
+    server.trials.remove(&path);
+    server.diagnostics.forget_pull(&path);
 }

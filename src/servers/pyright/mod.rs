@@ -332,11 +332,19 @@ mod tests {
             pyright.setting(Some("python.analysis.diagnosticMode")),
             "workspace"
         );
+        let mut ruff = builtin()
+            .into_iter()
+            .find(|s| s.name == "ruff")
+            .expect("ruff is built in");
+        assert!(super::super::set_project_wide(&mut ruff, true).is_err());
+        // The TypeScript servers' is the daemon's pulls between runs.
         let mut tsls = builtin()
             .into_iter()
             .find(|s| s.name == "typescript-language-server")
             .expect("typescript-language-server is built in");
-        assert!(super::super::set_project_wide(&mut tsls, true).is_err());
+        assert!(tsls.coverage.idle_pulls > 0);
+        assert_eq!(super::super::set_project_wide(&mut tsls, false), Ok(()));
+        assert_eq!(tsls.coverage.idle_pulls, 0);
         let mut gopls = builtin()
             .into_iter()
             .find(|s| s.name == "gopls")

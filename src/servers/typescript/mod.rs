@@ -4,7 +4,8 @@
 //! ESLint, which runs beside either. This file holds their entries, their waits and
 //! what an untrusted project may set for them; [`choice`] decides which TypeScript
 //! server checks a workspace, and pins typescript-language-server's tsserver in an
-//! untrusted one; [`project`] lists the files a TypeScript 7 project is asked about.
+//! untrusted one; [`project`] lists the files a TypeScript 7 project is asked about,
+//! and a warm daemon pulls between runs for either server.
 //!
 //! Measured facts the waits rely on (`research/servers-python-ts.md`):
 //! - typescript-language-server publishes 300–800 ms after a change (its geterr
@@ -37,6 +38,10 @@ use super::{
 
 pub use choice::{choose, permitted, pin_tsserver};
 pub use project::project_files;
+
+/// Files a warm daemon pulls between runs, at most (`Coverage::idle_pulls`): as many
+/// as a TypeScript 7 project's dependents.
+const IDLE_PULLS: usize = project::MAX_PROJECT_FILES;
 
 /// typescript-language-server's entry name.
 pub(crate) const TSLS: &str = "typescript-language-server";
@@ -84,6 +89,7 @@ pub(super) fn typescript_language_server() -> ServerSpec {
         coverage: Coverage {
             configuration: strs(CONFIGURATION),
             monorepos: MONOREPOS.to_vec(),
+            idle_pulls: IDLE_PULLS,
             ..Coverage::default()
         },
         ..entry(
@@ -109,6 +115,7 @@ pub(super) fn tsgo() -> ServerSpec {
             dependents: Dependents::Project,
             configuration: strs(CONFIGURATION),
             monorepos: MONOREPOS.to_vec(),
+            idle_pulls: IDLE_PULLS,
             ..Coverage::default()
         },
         ..entry(
@@ -118,6 +125,27 @@ pub(super) fn tsgo() -> ServerSpec {
             languages::TYPESCRIPT,
             "typescript",
         )
+    }
+}
+
+/// `project-wide` for the TypeScript servers, which have no project-wide analysis:
+/// off, a warm daemon pulls no file between runs, and an edit's dependents are asked
+/// when it comes.
+pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
+    spec.coverage.idle_pulls = if on { IDLE_PULLS } else { 0 };
+}
+
+/// The files of `root`'s project a warm daemon pulls between runs (see
+/// `Coverage::idle_pulls`): a TypeScript 7 project's dependents, at most
+/// `idle_pulls` of them.
+pub fn files_to_pull(
+    spec: &ServerSpec,
+    root: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let max = spec.coverage.idle_pulls;
+    match project::project_files_with(root, &spec.extensions) {
+        Some(files) if files.len() <= max => Ok(files),
+        _ => Err(format!("more than {max} files in its project")),
     }
 }
 

@@ -19,6 +19,18 @@ pub const MAX_PROJECT_FILES: usize = 2000;
 /// ignores and `node_modules`; `None` when there are more than
 /// [`MAX_PROJECT_FILES`]. The edited files are left out.
 pub fn project_files(root: &Path, edited: &[&Path]) -> Option<Vec<PathBuf>> {
+    let extensions: Vec<&str> = languages::TYPESCRIPT.iter().map(|e| e.ext).collect();
+    files_of_project(root, edited, &extensions)
+}
+
+/// [`project_files`] with `extensions` for TypeScript's own (a server's, which a
+/// config may have set).
+pub fn project_files_with(root: &Path, extensions: &[String]) -> Option<Vec<PathBuf>> {
+    let extensions: Vec<&str> = extensions.iter().map(String::as_str).collect();
+    files_of_project(root, &[], &extensions)
+}
+
+fn files_of_project(root: &Path, edited: &[&Path], extensions: &[&str]) -> Option<Vec<PathBuf>> {
     let config = ["tsconfig.json", "jsconfig.json"]
         .iter()
         .map(|n| root.join(n))
@@ -37,9 +49,9 @@ pub fn project_files(root: &Path, edited: &[&Path]) -> Option<Vec<PathBuf>> {
         || text.contains("\"allowJs\":true")
         || text.contains("\"checkJs\": true")
         || text.contains("\"checkJs\":true");
-    let extensions: Vec<&str> = languages::TYPESCRIPT
+    let extensions: Vec<&str> = extensions
         .iter()
-        .map(|e| e.ext)
+        .copied()
         .filter(|e| js || !e.contains('j'))
         .collect();
     let dirs = include_dirs(&text)

@@ -118,19 +118,20 @@ impl Route {
         slot: usize,
         answer: Result<Value, String>,
     ) -> Answer {
-        let diagnostics = match answer.and_then(|result| diagnostics(&result)) {
-            Ok(diagnostics) => diagnostics,
-            Err(why) => {
-                self.under_way.clear();
-                return Answer::Failed(why);
-            }
-        };
         let Some(parts) = self.under_way.get_mut(path) else {
             return Answer::Incomplete;
         };
         if parts.sent_seq != sent_seq {
             return Answer::Incomplete;
         }
+        // The first of a pull's answers to fail ends it: the others are ignored.
+        let diagnostics = match answer.and_then(|result| diagnostics(&result)) {
+            Ok(diagnostics) => diagnostics,
+            Err(why) => {
+                self.under_way.remove(path);
+                return Answer::Failed(why);
+            }
+        };
         match parts.add(slot, diagnostics) {
             Some(all) => {
                 self.under_way.remove(path);
