@@ -1273,27 +1273,8 @@ fn typescript_language_server_dependents_are_pulled_between_runs() {
     let first = test.args(["check", "a.ts"]).args(&WAITS[1..]).run();
     first.assert_code(0);
 
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut out = first;
-    loop {
-        let status = out
-            .again()
-            .args(["daemon", "status", "--format", "json"])
-            .run();
-        status.assert_code(0);
-        let json = status.json();
-        out = status;
-        let pulls = &json["servers"][0]["between_runs"];
-        // a.ts asked by the check, b.ts and c.ts pulled since.
-        if pulls["files"] == 3 && pulls["held"] == 3 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "b.ts and c.ts were never pulled: {pulls}\n{out}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // a.ts asked by the check, b.ts and c.ts pulled since.
+    let out = pulled_between_runs(first, 3);
 
     let breaking = &TSLS.breaking;
     let edited = out
@@ -1323,4 +1304,30 @@ fn typescript_language_server_dependents_are_pulled_between_runs() {
         1,
         "a dependent was opened\n{status}"
     );
+}
+
+/// Polls `daemon status` until its first server holds an answer for each of the
+/// `files` files of its project, pulled between runs (`daemon::pulls`).
+#[track_caller]
+fn pulled_between_runs(out: Output, files: usize) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut out = out;
+    loop {
+        let status = out
+            .again()
+            .args(["daemon", "status", "--format", "json"])
+            .run();
+        status.assert_code(0);
+        let json = status.json();
+        out = status;
+        let pulls = &json["servers"][0]["between_runs"];
+        if pulls["files"] == files && pulls["held"] == files {
+            return out;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the project's files were never all pulled: {pulls}\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

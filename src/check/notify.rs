@@ -126,6 +126,7 @@ pub(super) fn notify(
             pool.run_check(s);
         }
         if has_change {
+            pool.saw_edit(s);
             // The dependents' text did not change, but their diagnostics may have:
             // a pull sent now answers for the edit; a server that pushes is sent the
             // text again, with a new version, which makes it publish for them again

@@ -265,6 +265,17 @@ impl Pool {
         self.servers[id.0].pull(path, self.clock);
     }
 
+    /// Server `id` was shown an edit: a pull answer from before no longer holds, even
+    /// where every file of the edit was opened rather than changed. An open says
+    /// nothing changed to the clock (the server read that text from the disk), but
+    /// in a review of a change made behind lspgate's back the server may have read
+    /// the old text: TypeScript 7's answers for mobx from before the change, taken as
+    /// the answers after it, passed two of its breaks as clean (hook mode, exit 0).
+    pub fn saw_edit(&mut self, id: ServerId) {
+        self.clock += 1;
+        self.servers[id.0].saw_change(self.clock);
+    }
+
     /// [`Pool::pull`] between runs, of a file server `id` may have in no project (see
     /// `Server::try_pull`).
     pub fn try_pull(&mut self, id: ServerId, path: &Path) {

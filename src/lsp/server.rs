@@ -810,7 +810,7 @@ impl Server {
 
     /// What the server sees changed at `clock`: answers from before no longer hold,
     /// and the view is unknown until the daemon names it again.
-    fn saw_change(&mut self, clock: u64) {
+    pub(super) fn saw_change(&mut self, clock: u64) {
         self.clocks.text_changed_at = clock;
         self.clocks.view = None;
     }

@@ -794,6 +794,43 @@ fn typescript_language_server_a_deleted_module_through_the_daemon() {
     a_deleted_module_through_the_daemon(&TSLS, &[("b.ts", 1), ("c.ts", 1)], true);
 }
 
+/// A change to a file no server has open, made by another process after the daemon
+/// pulled the project's files: the server is shown it by an open, which says nothing
+/// changed to the clock that tells whether a pull answer holds, so the answers pulled
+/// before it were taken for the answers after it (TypeScript 7 on mobx in hook mode:
+/// two breaks passed as clean, exit 0).
+fn a_change_to_an_unopened_file_through_the_daemon(lang: &Lang) {
+    let test = staged(workspace(lang, &[])).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    // c.ts has an error of its own.
+    let first = test.args(["check", lang.c]).args(&WAITS[1..]).run();
+    first.assert_code(1);
+    let pulled = pulled_between_runs(first, 3);
+    let quiet = changed(pulled.again());
+    quiet.assert_code(0);
+    write_behind(&quiet, &lang.breaking, false);
+    let broken = changed(quiet.again());
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", lang.b_call.0, lang.b_call.1);
+    assert_error_in(&broken, "project_diagnostics", lang.c, lang.c_call);
+    assert_nothing_at(&broken, lang.c, lang.c_error_line);
+}
+
+#[test]
+fn typescript_language_server_a_change_to_an_unopened_file_through_the_daemon() {
+    if installed(&TSLS) {
+        a_change_to_an_unopened_file_through_the_daemon(&TSLS);
+    }
+}
+
+#[test]
+fn tsgo_a_change_to_an_unopened_file_through_the_daemon() {
+    use super::servers::{TSGO, installed_with_7};
+    if installed_with_7(&TSGO) {
+        a_change_to_an_unopened_file_through_the_daemon(&TSGO);
+    }
+}
+
 /// Only a deletion, and a before view seen by the daemon: gopls is shown nothing else,
 /// and looked settled at once (go-cmp's deleted file in the corpus's hook mode: exit 0,
 /// its 4 breaks unseen). It is shown a file beside the deleted one.

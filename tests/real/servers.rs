@@ -76,13 +76,13 @@ const PYREFLY: Lang = Lang {
 };
 
 /// The untrusted workspace's TypeScript 7 is the one installed (`tsgo`).
-const TSGO: Lang = Lang {
+pub(super) const TSGO: Lang = Lang {
     commands: &["tsgo"],
     prepare: Some(on_typescript_7),
     ..TSLS
 };
 
-fn installed_with_7(lang: &Lang) -> bool {
+pub(super) fn installed_with_7(lang: &Lang) -> bool {
     installed(lang) && (lang.prepare.is_none() || have_typescript_7())
 }
 
