@@ -334,6 +334,47 @@ fn typescript_language_server_is_pulled_through_tsserver() {
     );
 }
 
+/// A pull the daemon tries between runs of a file tsserver has in no project fails
+/// for that file only: what was pulled of it goes, and the route stays, with its
+/// other pulls.
+#[test]
+fn a_failed_pull_between_runs_keeps_the_tsserver_route() {
+    let wait = WaitProfile {
+        delivery: Delivery::TsserverPull,
+        ..WaitProfile::default()
+    };
+    let caps = json!({ "executeCommandProvider": { "commands": [tsserver::COMMAND] } });
+    let (mut pool, id, peer) = started(wait, caps);
+    let outside = PathBuf::from("/w/other/x.ts");
+    pool.try_pull(id, &outside);
+    pool.try_pull(id, &path());
+    let requests: Vec<_> = (0..6)
+        .map(|_| match next(&peer) {
+            Message::Request(r) => r,
+            other => panic!("a request, not {other:?}"),
+        })
+        .collect();
+    for r in requests {
+        let file = r.params["arguments"][1]["file"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let answer = if file.ends_with("x.ts") {
+            json!({ "success": false, "message": "No Project." })
+        } else {
+            json!({ "success": true, "body": [] })
+        };
+        peer.send(Message::Response(Response::new_ok(r.id, answer)));
+    }
+    pump_until(&mut pool, |p| {
+        !p.server(id).pull_in_flight(&path()) && !p.server(id).pull_in_flight(&outside)
+    });
+    let server = pool.server(id);
+    assert!(server.pulls(), "the route was dropped");
+    assert!(server.was_pulled(&path()) && server.pull_holds(&path()));
+    assert!(!server.was_pulled(&outside));
+}
+
 #[test]
 fn clangd_file_status_and_rust_analyzer_server_status_are_recorded() {
     let (mut pool, id, peer) = started(WaitProfile::default(), json!({}));
