@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every language server lspgate's tests and example use, on a fresh Debian
 # machine:
-#   Debian:  gopls (with go), clangd
+#   Debian:  gopls (with go), clangd (14 on Debian 12) and clangd-19 (which reads the
+#            headers lspgate has open: the tests run both)
 #   npm -g:  pyright, typescript-language-server with typescript@6 (its tsserver),
 #            @typescript/native-preview (`tsgo`, TypeScript 7 installed globally),
 #            vscode-langservers-extracted (vscode-eslint-language-server) and eslint
@@ -25,6 +26,7 @@ apt_pkgs=()
 have go || apt_pkgs+=(golang-go)
 have gopls || apt_pkgs+=(gopls)
 have clangd || apt_pkgs+=(clangd)
+have clangd-19 || apt_pkgs+=(clangd-19)
 have node || apt_pkgs+=(nodejs npm)
 have python3 || apt_pkgs+=(python3 python3-venv)
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
@@ -75,7 +77,7 @@ if ! rust-analyzer --version >/dev/null 2>&1; then
 fi
 
 servers=(pyright-langserver basedpyright-langserver ty pyrefly ruff typescript-language-server
-  tsgo vscode-eslint-language-server eslint gopls clangd rust-analyzer)
+  tsgo vscode-eslint-language-server eslint gopls clangd clangd-19 rust-analyzer)
 for s in "${servers[@]}"; do
   have "$s" || { say "$s is still missing"; exit 1; }
 done

@@ -15,11 +15,8 @@
 //! to read it without running anything, is `servers::version`'s.
 
 use std::ffi::OsStr;
-use std::fs::File;
-use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::config::{self, ConfigError};
 use crate::paths::normalize;
@@ -28,12 +25,6 @@ use crate::servers::{Origin, Role, ServerSpec, version};
 /// How long a `--version` probe may run before it is killed and its server shown as
 /// "installed" with no version.
 pub const VERSION_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// How often the probes are polled. Short: most finish in a few milliseconds.
-const POLL: Duration = Duration::from_millis(10);
-
-/// Bytes of a probe's output read for its first line; a version is one short line.
-const PROBE_OUTPUT_LIMIT: u64 = 4096;
 
 /// What `lspgate servers [FILE]` reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +176,7 @@ pub fn gather(
         })
         .collect();
     let envs: Vec<&[(String, String)]> = shown.iter().map(|s| s.env.as_slice()).collect();
-    let versions = probe_versions(&probed, &envs, VERSION_TIMEOUT);
+    let versions = version::probe_versions(&probed, &envs, VERSION_TIMEOUT);
     let servers = shown
         .into_iter()
         .zip(paths)
@@ -315,129 +306,12 @@ fn explain(servers: &[ServerSpec], workspace: &Path, path: &Path) -> FileExplana
     }
 }
 
-// ----------------------------------------------------------------------------------
-// Versions
-
-/// One running version probe; its output goes to an anonymous file rather than a pipe,
-/// so a probe that forks a child holding the output open cannot block us, and a chatty
-/// one cannot fill a pipe and stall.
-struct Probe {
-    index: usize,
-    child: Child,
-    output: File,
-}
-
-/// The version of each installed command (`None` entries are skipped), all probed at
-/// once and bounded together by `timeout`, each with `envs[i]` added to its
-/// environment (the same for every server of a workspace).
-fn probe_versions(
-    paths: &[Option<PathBuf>],
-    envs: &[&[(String, String)]],
-    timeout: Duration,
-) -> Vec<Option<String>> {
-    let mut versions = vec![None; paths.len()];
-    let mut probes = Vec::new();
-    for (index, path) in paths.iter().enumerate() {
-        let Some(path) = path else { continue };
-        // The same program under two names is probed once (copied below).
-        if paths[..index].contains(&Some(path.clone())) {
-            continue;
-        }
-        match version::from_package(path) {
-            Some(version) => versions[index] = Some(version),
-            None => probes.extend(spawn_probe(
-                index,
-                path,
-                envs.get(index).copied().unwrap_or_default(),
-            )),
-        }
-    }
-    for (index, output) in wait_all(probes, timeout) {
-        versions[index] = output.as_deref().and_then(version::version_line);
-    }
-    for (index, path) in paths.iter().enumerate() {
-        if let Some(first) = paths[..index].iter().position(|p| p.is_some() && p == path) {
-            versions[index] = versions[first].clone();
-        }
-    }
-    versions
-}
-
-/// Poll the probes until each has exited or `timeout` has passed, then kill the rest.
-/// Returns each probe's output when it exited successfully, `None` otherwise.
-fn wait_all(mut probes: Vec<Probe>, timeout: Duration) -> Vec<(usize, Option<String>)> {
-    let deadline = Instant::now() + timeout;
-    let mut done = Vec::with_capacity(probes.len());
-    loop {
-        let mut i = 0;
-        while i < probes.len() {
-            match probes[i].child.try_wait() {
-                Ok(None) => i += 1,
-                Ok(Some(status)) => {
-                    let mut probe = probes.swap_remove(i);
-                    let output = status.success().then(|| read_output(&mut probe.output));
-                    done.push((probe.index, output.flatten()));
-                }
-                Err(_) => {
-                    let probe = probes.swap_remove(i);
-                    done.push((probe.index, None));
-                }
-            }
-        }
-        if probes.is_empty() {
-            return done;
-        }
-        if Instant::now() >= deadline {
-            for mut probe in probes {
-                // Already gone if it exited since the last poll; either way, reap it.
-                let _ = probe.child.kill();
-                let _ = probe.child.wait();
-                done.push((probe.index, None));
-            }
-            return done;
-        }
-        std::thread::sleep(POLL);
-    }
-}
-
-/// The start of a probe's output, as text.
-fn read_output(file: &mut File) -> Option<String> {
-    file.rewind().ok()?;
-    let mut bytes = Vec::new();
-    file.by_ref()
-        .take(PROBE_OUTPUT_LIMIT)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// Start `<command> --version` (or its equivalent) with `env` added, no stdin and its
-/// output in a temporary file.
-fn spawn_probe(index: usize, path: &Path, env: &[(String, String)]) -> Option<Probe> {
-    let output = tempfile::tempfile().ok()?;
-    let stdout = output.try_clone().ok()?;
-    // Some programs print their version on stderr; both go to the same file.
-    let stderr = output.try_clone().ok()?;
-    let child = Command::new(path)
-        .args(version::version_args(path))
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .spawn()
-        .ok()?;
-    Some(Probe {
-        index,
-        child,
-        output,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::servers;
     use crate::servers::version::script;
+    use std::time::Instant;
 
     #[test]
     fn versions_first_line_failure_timeout_and_duplicates() {
@@ -456,7 +330,7 @@ mod tests {
             Some(good),
         ];
         let started = Instant::now();
-        let versions = probe_versions(&paths, &[], Duration::from_millis(500));
+        let versions = version::probe_versions(&paths, &[], Duration::from_millis(500));
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "{:?}",

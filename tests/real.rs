@@ -741,20 +741,64 @@ fn pyright_patch_with_two_files_reports_both() {
     );
 }
 
+/// clangd 14, whichever `clangd` is on PATH.
+const CLANGD_14: Lang = Lang {
+    commands: &["clangd-14"],
+    user_config: "[server.clangd]\ncommand = \"clangd-14\"\n",
+    ..CLANGD
+};
+
+/// clangd 19 (Debian 12 has it as `clangd-19`), told to read the headers lspgate has
+/// open (`--use-dirty-headers`, clangd 15 and later).
+const CLANGD_19: Lang = Lang {
+    commands: &["clangd-19"],
+    user_config: "[server.clangd]\ncommand = \"clangd-19\"\n",
+    ..CLANGD
+};
+
 /// clangd 14 reads included headers from the disk: a header change shown to it
 /// only in memory does not reach the files including it, and lspgate must say so
 /// rather than report them clean.
 #[test]
 fn clangd_dry_run_of_a_header_says_its_dependents_were_not_rechecked() {
-    if !installed(&CLANGD) {
+    if !installed(&CLANGD_14) {
         return;
     }
-    let out = workspace(&CLANGD, &[])
+    let out = workspace(&CLANGD_14, &[])
         .args(edit_args(&CLANGD.breaking, false, &["--dry-run"]))
         .run();
     out.assert_code(3)
         .stdout_contains("clangd reads included files from disk")
         .stdout_contains("b.c");
+    assert_eq!(
+        out.file(CLANGD.breaking.path)
+            .matches(CLANGD.breaking.old)
+            .count(),
+        1,
+        "a dry run wrote the header\n{out}"
+    );
+}
+
+/// clangd 15 and later, told to read the headers lspgate has open, see a header
+/// change shown only in memory: its includers' breaks are reported, and nothing is
+/// said to be unchecked.
+#[test]
+fn clangd_19_dry_run_of_a_header_reaches_its_dependents() {
+    if !installed(&CLANGD_19) {
+        return;
+    }
+    let out = workspace(&CLANGD_19, &[])
+        .args(edit_args(&CLANGD.breaking, false, &["--dry-run"]))
+        .run();
+    out.assert_code(1)
+        .stdout_lacks("reads included files from disk");
+    assert_error_in(
+        &out,
+        "project_diagnostics",
+        CLANGD.b_call.0,
+        CLANGD.b_call.1,
+    );
+    assert_error_in(&out, "project_diagnostics", CLANGD.c, CLANGD.c_call);
     assert_eq!(
         out.file(CLANGD.breaking.path)
             .matches(CLANGD.breaking.old)

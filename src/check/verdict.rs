@@ -45,7 +45,7 @@ pub(super) fn judge(
         reasons.extend(before_missing(&before.missing));
     }
     if !written && kind.has_change {
-        reasons.extend(unsaved_dependents(groups));
+        reasons.extend(unsaved_dependents(pool, groups));
     }
     if !kind.before_is_disk {
         reasons.extend(unresolvable(pool, groups, tracked));
@@ -235,16 +235,17 @@ fn before_missing(missing: &[PathBuf]) -> Option<RunReason> {
     })
 }
 
-/// clangd 14 builds a file's includes from the disk, not from open documents: the
+/// clangd 14 builds a file's includes from the disk, not from open documents (15 and
+/// later are told to read them: `servers::Launch`): the
 /// dependents of a header change it has not seen written were re-read with the old
 /// header, and their "no change" proves nothing. One reason per server.
-fn unsaved_dependents(groups: &[Group]) -> Vec<RunReason> {
+fn unsaved_dependents(pool: &Pool, groups: &[Group]) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
-            g.server.is_some()
+            g.server
+                .is_some_and(|s| !pool.server(s).dependents_see_unsaved())
                 && !g.seen
-                && !g.spec.wait.dependents_see_unsaved
                 && !g.dependents.is_empty()
         })
         .map(|g| RunReason::DependentsUnsaved {

@@ -113,9 +113,18 @@ impl Pool {
         root: &Path,
     ) -> std::io::Result<ServerId> {
         let index = self.servers.len();
-        let transport =
-            Transport::spawn(program, &spec.args, &spec.env, root, index, self.tx.clone())?;
-        Ok(self.attach(spec, root, transport))
+        let launch = crate::servers::launch(spec, program);
+        let transport = Transport::spawn(
+            program,
+            &launch.args,
+            &spec.env,
+            root,
+            index,
+            self.tx.clone(),
+        )?;
+        let id = self.attach(spec, root, transport);
+        self.servers[id.0].launched(&launch);
+        Ok(id)
     }
 
     /// A server for `spec` at `root` played by the caller through the returned peer

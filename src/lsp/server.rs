@@ -250,6 +250,12 @@ impl Server {
         self.times.last_message
     }
 
+    /// Whether the files that include an edited one see its text as shown, saved or
+    /// not (`servers::Launch`).
+    pub fn dependents_see_unsaved(&self) -> bool {
+        self.quirks.dependents_see_unsaved()
+    }
+
     /// Whether it answers pulls (`textDocument/diagnostic`, or tsserver's).
     pub fn pulls(&self) -> bool {
         self.pull
@@ -766,6 +772,11 @@ impl Server {
             partial_result_params: Default::default(),
         };
         self.send(protocol::request::<DocumentDiagnosticRequest>(id, params));
+    }
+
+    /// It was started as `launch` says.
+    pub(super) fn launched(&mut self, launch: &crate::servers::Launch) {
+        self.quirks.launched(launch);
     }
 
     /// [`Server::pull`], between runs, of a file the server may have in no project

@@ -641,6 +641,29 @@ pub fn set_project_wide(spec: &mut ServerSpec, on: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// How a server's program is started: its arguments, and what they change about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub args: Vec<String>,
+    /// The files that include an edited one see its text as shown, saved or not
+    /// ([`WaitProfile::dependents_see_unsaved`]).
+    pub dependents_see_unsaved: bool,
+}
+
+/// How to start `spec`'s program, found at `program`: its arguments, with those its
+/// version calls for (clangd 15 and later read the headers lspgate has open:
+/// `clangd::adapt_launch`).
+pub fn launch(spec: &ServerSpec, program: &Path) -> Launch {
+    let mut launch = Launch {
+        args: spec.args.clone(),
+        dependents_see_unsaved: spec.wait.dependents_see_unsaved,
+    };
+    if spec.name == clangd::CLANGD {
+        clangd::adapt_launch(&mut launch, spec, program);
+    }
+    launch
+}
+
 /// Set up `spec` for a server at `root` that lives for one run of an edit written to
 /// disk that creates no file (lspgate's own process): rust-analyzer then reports its
 /// cargo check alone (see `rust_analyzer::for_one_written_edit`).

@@ -51,6 +51,9 @@ pub struct Quirks {
     health_error: Option<String>,
     /// clangd's `textDocument/clangd.fileStatus`: the last state of each open file.
     file_status: FileStatuses,
+    /// The files that include an edited one see its text as shown (see
+    /// [`Quirks::dependents_see_unsaved`]).
+    dependents_see_unsaved: bool,
 }
 
 impl Quirks {
@@ -62,7 +65,20 @@ impl Quirks {
             quiescent: None,
             health_error: None,
             file_status: FileStatuses::default(),
+            dependents_see_unsaved: wait.dependents_see_unsaved,
         }
+    }
+
+    /// The server was started as `launch` says (clangd told to read open headers).
+    pub fn launched(&mut self, launch: &super::Launch) {
+        self.dependents_see_unsaved = launch.dependents_see_unsaved;
+    }
+
+    /// Whether the files that include an edited one see its text as shown, saved or
+    /// not: clangd 14 reads them from the disk, clangd 15 and later as lspgate shows
+    /// them once told to (`clangd::adapt_launch`).
+    pub fn dependents_see_unsaved(&self) -> bool {
+        self.dependents_see_unsaved
     }
 
     // ------------------------------------------------------------------------------

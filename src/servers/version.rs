@@ -6,11 +6,19 @@
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::Read;
-use std::path::Path;
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Bytes of a script read for its interpreter line and its imports.
 const SCRIPT_HEAD_LIMIT: u64 = 4096;
+
+/// How often the probes are polled. Short: most finish in a few milliseconds.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Bytes of a probe's output read for its first line; a version is one short line.
+const PROBE_OUTPUT_LIMIT: u64 = 4096;
 
 /// Longest version string kept; anything longer is not a version line.
 const MAX_VERSION_CHARS: usize = 120;
@@ -116,6 +124,121 @@ fn pip_package_version(path: &Path) -> Option<String> {
 pub fn version_line(text: &str) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     (line.chars().count() <= MAX_VERSION_CHARS).then(|| line.to_string())
+}
+
+/// One running version probe; its output goes to an anonymous file rather than a pipe,
+/// so a probe that forks a child holding the output open cannot block us, and a chatty
+/// one cannot fill a pipe and stall.
+struct Probe {
+    index: usize,
+    child: Child,
+    output: File,
+}
+
+/// The version of each installed command (`None` entries are skipped), all probed at
+/// once and bounded together by `timeout`, each with `envs[i]` added to its
+/// environment (the same for every server of a workspace).
+pub fn probe_versions(
+    paths: &[Option<PathBuf>],
+    envs: &[&[(String, String)]],
+    timeout: Duration,
+) -> Vec<Option<String>> {
+    let mut versions = vec![None; paths.len()];
+    let mut probes = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        let Some(path) = path else { continue };
+        // The same program under two names is probed once (copied below).
+        if paths[..index].contains(&Some(path.clone())) {
+            continue;
+        }
+        match from_package(path) {
+            Some(version) => versions[index] = Some(version),
+            None => probes.extend(spawn_probe(
+                index,
+                path,
+                envs.get(index).copied().unwrap_or_default(),
+            )),
+        }
+    }
+    for (index, output) in wait_all(probes, timeout) {
+        versions[index] = output.as_deref().and_then(version_line);
+    }
+    for (index, path) in paths.iter().enumerate() {
+        if let Some(first) = paths[..index].iter().position(|p| p.is_some() && p == path) {
+            versions[index] = versions[first].clone();
+        }
+    }
+    versions
+}
+
+/// Poll the probes until each has exited or `timeout` has passed, then kill the rest.
+/// Returns each probe's output when it exited successfully, `None` otherwise.
+fn wait_all(mut probes: Vec<Probe>, timeout: Duration) -> Vec<(usize, Option<String>)> {
+    let deadline = Instant::now() + timeout;
+    let mut done = Vec::with_capacity(probes.len());
+    loop {
+        let mut i = 0;
+        while i < probes.len() {
+            match probes[i].child.try_wait() {
+                Ok(None) => i += 1,
+                Ok(Some(status)) => {
+                    let mut probe = probes.swap_remove(i);
+                    let output = status.success().then(|| read_output(&mut probe.output));
+                    done.push((probe.index, output.flatten()));
+                }
+                Err(_) => {
+                    let probe = probes.swap_remove(i);
+                    done.push((probe.index, None));
+                }
+            }
+        }
+        if probes.is_empty() {
+            return done;
+        }
+        if Instant::now() >= deadline {
+            for mut probe in probes {
+                // Already gone if it exited since the last poll; either way, reap it.
+                let _ = probe.child.kill();
+                let _ = probe.child.wait();
+                done.push((probe.index, None));
+            }
+            return done;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The start of a probe's output, as text.
+fn read_output(file: &mut File) -> Option<String> {
+    file.rewind().ok()?;
+    let mut bytes = Vec::new();
+    file.by_ref()
+        .take(PROBE_OUTPUT_LIMIT)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Start `<command> --version` (or its equivalent) with `env` added, no stdin and its
+/// output in a temporary file.
+fn spawn_probe(index: usize, path: &Path, env: &[(String, String)]) -> Option<Probe> {
+    let output = tempfile::tempfile().ok()?;
+    let stdout = output.try_clone().ok()?;
+    // Some programs print their version on stderr; both go to the same file.
+    let stderr = output.try_clone().ok()?;
+    let child = Command::new(path)
+        .args(version_args(path))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .ok()?;
+    Some(Probe {
+        index,
+        child,
+        output,
+    })
 }
 
 /// An executable shell script in `dir`, standing in for a server's program in tests

@@ -9,7 +9,9 @@
 //!   nothing when a file's text and includes did not change;
 //! - clangd 14 reads included headers from the disk, not from the open documents: a
 //!   change shown only in memory (--dry-run, --reject, check --staged) does not reach
-//!   the files that include it (`dependents_see_unsaved: false`);
+//!   the files that include it (`dependents_see_unsaved: false`). clangd 15 and later
+//!   read the open ones when told to (`--use-dirty-headers`), which a clangd of that
+//!   version is told at its start ([`adapt_launch`]);
 //! - clangd 14 skips the rebuild of a file whose text did not change unless its
 //!   preamble did: a changed header it includes further down (Lua's `lstate.h`
 //!   includes `lobject.h` after a typedef) leaves it silent and stale, and so does a
@@ -82,6 +84,50 @@ pub(super) const ALLOWED: AllowList = AllowList {
 /// includers of an edited header are opened by the run that needs them.
 pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
     spec.coverage.open_units = if on { OPEN_UNITS } else { 0 };
+}
+
+/// The clangd that first reads the headers a client has open rather than the disk
+/// (`--use-dirty-headers`).
+const DIRTY_HEADERS_SINCE: u32 = 15;
+
+/// How long clangd's `--version` may take before it is taken for one without
+/// `--use-dirty-headers` (it answers in about 50 ms).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// clangd 15 and later are told to read the headers lspgate has open, not the disk
+/// (`--use-dirty-headers`): the files that include a header then see its text as
+/// lspgate shows it, a dry run's new text or the old one a review shows for its
+/// before view, where clangd 14 builds them from the disk (see the module's notes).
+/// Lua's `lzio.h` changed behind a warm daemon's back: the word on its including
+/// headers before the change, which clangd 14 could only build from the changed disk
+/// (1 of 5 breaks, exit 1 with a note), is exact with clangd 19 (5 of 5).
+pub(super) fn adapt_launch(launch: &mut super::Launch, spec: &ServerSpec, program: &Path) {
+    const FLAG: &str = "--use-dirty-headers";
+    if launch.args.iter().any(|a| a == FLAG) {
+        launch.dependents_see_unsaved = true;
+        return;
+    }
+    let probed = super::version::probe_versions(
+        &[Some(program.to_path_buf())],
+        &[spec.env.as_slice()],
+        VERSION_TIMEOUT,
+    );
+    let major = probed
+        .first()
+        .and_then(|v| v.as_deref())
+        .and_then(major_version);
+    if major.is_some_and(|m| m >= DIRTY_HEADERS_SINCE) {
+        launch.args.push(FLAG.to_string());
+        launch.dependents_see_unsaved = true;
+    }
+}
+
+/// The major version in clangd's `--version` line ("Debian clangd version 19.1.7
+/// (3~deb12u1)", "clangd version 14.0.6").
+fn major_version(line: &str) -> Option<u32> {
+    let (_, rest) = line.split_once("clangd version ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// One entry of a compilation database (`compile_commands.json`).
@@ -174,5 +220,20 @@ mod tests {
         assert_eq!(spec.coverage.open_units, 0);
         set_project_wide(&mut spec, true);
         assert_eq!(spec.coverage.open_units, OPEN_UNITS);
+    }
+
+    #[test]
+    fn the_major_version_is_read_from_the_version_line() {
+        assert_eq!(
+            major_version("Debian clangd version 19.1.7 (3~deb12u1)"),
+            Some(19)
+        );
+        assert_eq!(
+            major_version("Ubuntu clangd version 14.0.0-1ubuntu1.1"),
+            Some(14)
+        );
+        assert_eq!(major_version("clangd version 20.0.0git"), Some(20));
+        assert_eq!(major_version("clangd 19"), None);
+        assert_eq!(major_version("clangd version x"), None);
     }
 }
