@@ -172,8 +172,9 @@ pub fn run_text(reason: &RunReason, run_dir: &Path) -> String {
             list(files)
         ),
         RunReason::DependentsUnsaved { server, files } => format!(
-            "{server} reads included files from disk, so the files depending on a change not \
-             written to disk were not rechecked: {}",
+            "{server} reads included files from disk, so the files depending on a change \
+             shown to it only in memory were not rechecked (clangd 15 and later read them as \
+             shown: `command = \"clangd-19\"` in `[server.clangd]`): {}",
             list(files)
         ),
         RunReason::DiskAlreadyChanged { server, files } => format!(
@@ -461,8 +462,9 @@ mod tests {
                     files: ps(&["a.c", "b.c"]),
                 },
                 "dependents_unsaved",
-                "clangd reads included files from disk, so the files depending on a change not \
-                 written to disk were not rechecked: a.c, b.c",
+                "clangd reads included files from disk, so the files depending on a change \
+                 shown to it only in memory were not rechecked (clangd 15 and later read them \
+                 as shown: `command = \"clangd-19\"` in `[server.clangd]`): a.c, b.c",
             ),
             (
                 RunReason::DiskAlreadyChanged {

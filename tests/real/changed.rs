@@ -58,7 +58,8 @@ fn sequence(lang: &Lang, daemon: bool) {
     }
     // As a crate has it: what cargo writes (rust-analyzer runs it) is not a change
     // of the project's.
-    let mut test = staged(workspace(lang, &[]).file(".gitignore", "target/\nCargo.lock\n"));
+    let mut test =
+        staged(workspace(lang, &[]).file(".gitignore", "target/\nCargo.lock\nnode_modules/\n"));
     if daemon {
         test = test.with_daemon();
     }
@@ -148,6 +149,14 @@ fn typescript_language_server_reports_each_change_once() {
 #[test]
 fn typescript_language_server_reports_each_change_once_through_the_daemon() {
     sequence(&TSLS, true);
+}
+
+#[test]
+fn tsgo_reports_each_change_once_through_the_daemon() {
+    use super::servers::{TSGO, installed_with_7};
+    if installed_with_7(&TSGO) {
+        sequence(&TSGO, true);
+    }
 }
 
 #[test]
