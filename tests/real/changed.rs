@@ -25,6 +25,19 @@ fn write_behind(out: &Output, edit: &Edit, reverse: bool) {
     fs::write(&path, text.replacen(old, new, 1)).expect("write behind lspgate's back");
 }
 
+/// Another process gives `greet` a second parameter; the next call reports the two
+/// callers it broke, and not `c`'s old error.
+#[track_caller]
+fn broken_behind(out: Output, lang: &Lang) -> Output {
+    write_behind(&out, &lang.breaking, false);
+    let broken = changed(out.again());
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", lang.b_call.0, lang.b_call.1);
+    assert_error_in(&broken, "project_diagnostics", lang.c, lang.c_call);
+    assert_nothing_at(&broken, lang.c, lang.c_error_line);
+    broken
+}
+
 /// Stage every file: with no baseline yet, `check --changed` measures from git's
 /// index, and a file git does not know is a new one.
 fn staged(test: Test) -> Test {
@@ -72,12 +85,7 @@ fn sequence(lang: &Lang, daemon: bool) {
     first.assert_code(0);
     assert!(first.block("project_diagnostics").is_none(), "{first}");
 
-    write_behind(&first, &lang.breaking, false);
-    let broken = changed(first.again());
-    broken.assert_code(1);
-    assert_error_in(&broken, "project_diagnostics", lang.b_call.0, lang.b_call.1);
-    assert_error_in(&broken, "project_diagnostics", lang.c, lang.c_call);
-    assert_nothing_at(&broken, lang.c, lang.c_error_line);
+    let broken = broken_behind(first, lang);
 
     let quiet = changed(broken.again());
     quiet.assert_code(0);
@@ -817,12 +825,7 @@ fn a_change_to_an_unopened_file_through_the_daemon(lang: &Lang) {
     let pulled = pulled_between_runs(first, 3);
     let quiet = changed(pulled.again());
     quiet.assert_code(0);
-    write_behind(&quiet, &lang.breaking, false);
-    let broken = changed(quiet.again());
-    broken.assert_code(1);
-    assert_error_in(&broken, "project_diagnostics", lang.b_call.0, lang.b_call.1);
-    assert_error_in(&broken, "project_diagnostics", lang.c, lang.c_call);
-    assert_nothing_at(&broken, lang.c, lang.c_error_line);
+    broken_behind(quiet, lang);
 }
 
 #[test]
