@@ -123,7 +123,7 @@ pub enum Command {
     /// Store the diagnostics of the tree as it is, for later cold runs: a run whose
     /// before tree has a stored baseline has its servers analyse the project once,
     /// after the edit (a CI cache keyed on the base commit holds one). For the servers
-    /// that analyse their whole workspace (pyright, basedpyright); always without a
+    /// that analyse their whole workspace (pyright, basedpyright, gopls); always without a
     /// daemon.
     Baseline {
         #[command(flatten)]

@@ -7,19 +7,29 @@ use super::*;
 
 /// A pyright workspace with its own cache directory (where stored baselines go).
 fn python() -> (Test, std::path::PathBuf) {
-    let test = workspace(&PYRIGHT, &[]);
+    cached(&PYRIGHT)
+}
+
+/// `lang`'s workspace with its own cache directory.
+fn cached(lang: &Lang) -> (Test, std::path::PathBuf) {
+    let test = workspace(lang, &[]);
     let cache = test.private_dir("cache");
     (test.env("LSPGATE_CACHE_DIR", &cache), cache)
 }
 
 /// Where pyright's before view came from in a JSON report.
 fn before_of(out: &Output) -> String {
+    before_of_server(out, "pyright")
+}
+
+/// Where server `name`'s before view came from in a JSON report.
+fn before_of_server(out: &Output, name: &str) -> String {
     let report = out.json();
-    let pyright = report["servers"]
+    let server = report["servers"]
         .as_array()
-        .and_then(|all| all.iter().find(|s| s["name"] == "pyright"))
-        .unwrap_or_else(|| panic!("no pyright in servers\n{out}"));
-    pyright["before"].as_str().unwrap_or_default().to_string()
+        .and_then(|all| all.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no {name} in servers\n{out}"));
+    server["before"].as_str().unwrap_or_default().to_string()
 }
 
 fn json_edit(edit: &Edit, reverse: bool) -> Vec<String> {
@@ -28,10 +38,15 @@ fn json_edit(edit: &Edit, reverse: bool) -> Vec<String> {
 
 /// The breaking edit's report is the one a run without a stored baseline gives.
 fn assert_breaking_report(out: &Output) {
+    assert_breaking_report_of(out, &PYRIGHT);
+}
+
+/// [`assert_breaking_report`] for `lang`'s fixture.
+fn assert_breaking_report_of(out: &Output, lang: &Lang) {
     out.assert_code(1);
     let report = out.json();
-    let (b, b_line) = PYRIGHT.b_call;
-    for (path, line) in [(b, b_line), (PYRIGHT.c, PYRIGHT.c_call)] {
+    let (b, b_line) = lang.b_call;
+    for (path, line) in [(b, b_line), (lang.c, lang.c_call)] {
         assert!(
             json_diagnostics_at(&report, path, line)
                 .iter()
@@ -40,7 +55,7 @@ fn assert_breaking_report(out: &Output) {
         );
     }
     assert!(
-        json_diagnostics_at(&report, PYRIGHT.c, PYRIGHT.c_error_line)
+        json_diagnostics_at(&report, lang.c, lang.c_error_line)
             .iter()
             .all(|d| d["new"] == false),
         "c's own error is marked new\n{out}"
@@ -68,6 +83,29 @@ fn pyright_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits()
         .args(json_edit(&PYRIGHT.breaking, true))
         .run();
     assert_eq!(before_of(&mended), "stored", "{mended}");
+    mended.assert_code(0);
+    assert!(
+        mended.json()["summary"]["fixed"].as_u64() >= Some(2),
+        "the two broken calls are fixed\n{mended}"
+    );
+}
+
+/// gopls, which diagnoses every package it loads, stores its after view too: each cold
+/// edit of a chain takes its before view from the one before (go-cmp in the corpus:
+/// 1.26 s against 3.66 s cold without one, `go vet` 1.72 s).
+#[test]
+fn gopls_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits() {
+    if !installed(&GOPLS) {
+        return;
+    }
+    let (test, _) = cached(&GOPLS);
+    let first = test.args(["check", GOPLS.c]).args(WAITS).run();
+    first.assert_code(1);
+    let broken = first.again().args(json_edit(&GOPLS.breaking, false)).run();
+    assert_eq!(before_of_server(&broken, "gopls"), "stored", "{broken}");
+    assert_breaking_report_of(&broken, &GOPLS);
+    let mended = broken.again().args(json_edit(&GOPLS.breaking, true)).run();
+    assert_eq!(before_of_server(&mended, "gopls"), "stored", "{mended}");
     mended.assert_code(0);
     assert!(
         mended.json()["summary"]["fixed"].as_u64() >= Some(2),
