@@ -236,9 +236,9 @@ fn before_missing(missing: &[PathBuf]) -> Option<RunReason> {
 }
 
 /// clangd 14 builds a file's includes from the disk, not from open documents (15 and
-/// later are told to read them: `servers::Launch`): the
-/// dependents of a header change it has not seen written were re-read with the old
-/// header, and their "no change" proves nothing. One reason per server.
+/// later are told to read them: `servers::Launch`): the dependents of a header change
+/// it has not seen written were re-read with the old header, and their "no change"
+/// proves nothing. One reason per server.
 fn unsaved_dependents(pool: &Pool, groups: &[Group]) -> Vec<RunReason> {
     groups
         .iter()

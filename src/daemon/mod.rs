@@ -72,12 +72,6 @@ const MAX_OPEN_DOCS: usize = 500;
 /// Files a server may hold diagnostics for without having them open (gopls publishes
 /// for every package it loads); the oldest are dropped beyond it (`lsp::cache`).
 const MAX_UNOPENED_DIAGNOSTICS: usize = 1000;
-/// The files server `server` may hold diagnostics for without having them open: at
-/// least every file the daemon pulls between runs (`pulls`).
-fn unopened_cap(server: &Server) -> usize {
-    MAX_UNOPENED_DIAGNOSTICS.max(server.spec().coverage.idle_pulls)
-}
-
 /// A client drawing the status line gets the servers' progress this often while a
 /// run waits, once the line shows (after [`crate::model::progress::SHOW_AFTER`]).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -257,6 +251,12 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
 enum Flow {
     Continue,
     Exit(String),
+}
+
+/// The files server `server` may hold diagnostics for without having them open: at
+/// least every file the daemon pulls between runs (`pulls`).
+fn unopened_cap(server: &Server) -> usize {
+    MAX_UNOPENED_DIAGNOSTICS.max(server.spec().coverage.idle_pulls)
 }
 
 struct Daemon {

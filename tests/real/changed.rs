@@ -167,6 +167,15 @@ fn tsgo_reports_each_change_once_through_the_daemon() {
     }
 }
 
+/// The other Python checkers, each chosen by a user config, through the daemon.
+#[test]
+fn the_other_python_checkers_report_each_change_once_through_the_daemon() {
+    use super::servers::{BASEDPYRIGHT, PYREFLY, TY};
+    for lang in [&BASEDPYRIGHT, &TY, &PYREFLY] {
+        sequence(lang, true);
+    }
+}
+
 #[test]
 fn gopls_reports_each_change_once() {
     sequence(&GOPLS, false);

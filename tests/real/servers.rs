@@ -54,13 +54,13 @@ const NOT_PYRIGHT_NOR_BASED: &str =
 const ONLY_PYREFLY: &str = "[server.pyright]\ndisabled = true\n[server.basedpyright]\n\
                             disabled = true\n[server.ty]\ndisabled = true\n";
 
-const BASEDPYRIGHT: Lang = Lang {
+pub(super) const BASEDPYRIGHT: Lang = Lang {
     commands: &["basedpyright-langserver"],
     user_config: NOT_PYRIGHT,
     ..PYRIGHT
 };
 
-const TY: Lang = Lang {
+pub(super) const TY: Lang = Lang {
     commands: &["ty"],
     user_config: NOT_PYRIGHT_NOR_BASED,
     ..PYRIGHT
@@ -68,7 +68,7 @@ const TY: Lang = Lang {
 
 /// pyrefly runs the Python interpreter a workspace names, so it runs only in a
 /// trusted one.
-const PYREFLY: Lang = Lang {
+pub(super) const PYREFLY: Lang = Lang {
     commands: &["pyrefly"],
     user_config: ONLY_PYREFLY,
     prepare: Some(Test::trust_project),
