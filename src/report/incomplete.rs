@@ -173,8 +173,7 @@ pub fn run_text(reason: &RunReason, run_dir: &Path) -> String {
         ),
         RunReason::DependentsUnsaved { server, files } => format!(
             "{server} reads included files from disk, so the files depending on a change \
-             shown to it only in memory were not rechecked (clangd 15 and later read them as \
-             shown: `command = \"clangd-19\"` in `[server.clangd]`): {}",
+             shown to it only in memory were not rechecked: {}",
             list(files)
         ),
         RunReason::DiskAlreadyChanged { server, files } => format!(
@@ -463,8 +462,7 @@ mod tests {
                 },
                 "dependents_unsaved",
                 "clangd reads included files from disk, so the files depending on a change \
-                 shown to it only in memory were not rechecked (clangd 15 and later read them \
-                 as shown: `command = \"clangd-19\"` in `[server.clangd]`): a.c, b.c",
+                 shown to it only in memory were not rechecked: a.c, b.c",
             ),
             (
                 RunReason::DiskAlreadyChanged {
