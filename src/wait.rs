@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::lsp::{Pool, ServerId};
+use crate::lsp::{Pool, ServerId, Unknown};
 
 /// How far a target's diagnostics are known to belong to the text the server has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,7 +280,13 @@ fn request_pulls(pool: &mut Pool, targets: &[Target]) {
             None => true,
             Some(p) => p.sent_seq < t.trigger || p.sent_seq < server.refresh_seq(),
         };
-        if stale {
+        // A pull it failed since the trigger is its answer (it said nothing of the
+        // file): asked again, it failed again, as fast as it was asked.
+        let failed = server
+            .diagnostics()
+            .unreadable(&t.path)
+            .is_some_and(|u| u.cause == Unknown::PullFailed && u.seq >= t.trigger);
+        if stale && !failed {
             pool.pull(t.server, &t.path);
         }
     }
@@ -481,7 +487,12 @@ fn unreadable<'p>(pool: &'p Pool, t: &Target) -> Option<&'p str> {
         (Some(got), Some(want)) => server.spec().wait.versioned_publish && got != want,
         _ => false,
     };
-    (skipped.seq > t.trigger && !other_version).then_some(skipped.why.as_str())
+    // A pull answers for the trigger when it was sent from it on, as in `freshness`.
+    let after = match skipped.cause {
+        Unknown::PullFailed => skipped.seq >= t.trigger,
+        Unknown::TooLarge => skipped.seq > t.trigger,
+    };
+    (after && !other_version).then_some(skipped.why.as_str())
 }
 
 #[cfg(test)]

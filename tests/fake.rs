@@ -1941,3 +1941,24 @@ fn no_before_view_never_counts_an_old_diagnostic_as_new() {
         "{out}"
     );
 }
+
+/// A server that fails every pull with a hard error (not "retry") has said nothing of
+/// the file: its edit, which adds an error, is never passed as clean, and the failed
+/// pull is not sent again and again. Before, the failure was taken for an empty
+/// answer: exit 0, "0 errors".
+#[test]
+fn a_pull_the_server_fails_is_never_clean() {
+    let out = Test::new()
+        .file("a.fake", "one\n")
+        .fake_server(&["--pull", "--mode", "pull-fails"])
+        .args(["write", "a.fake", "--content", "one\nERROR boom\n"])
+        .args(FAST)
+        .run();
+    out.assert_code(3).assert_elapsed_below(FAST_BOUND);
+    assert!(
+        out.notes()
+            .iter()
+            .any(|n| n.contains("said nothing of a.fake (the server failed the pull")),
+        "{out}"
+    );
+}

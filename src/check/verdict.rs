@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::lsp::{Pool, ServerId};
+use crate::lsp::{Pool, ServerId, Unknown};
 use crate::model::{Note, Phase, RunReason, ServerReason, ServerStatus};
 use crate::wait::{Outcome, Unsettled};
 
@@ -113,7 +113,7 @@ fn judge_servers(
         .collect();
         let unreadable: Vec<ServerReason> = [&waits.primary, &waits.cross]
             .into_iter()
-            .flat_map(|outcome| unreadable(&g.spec.name, outcome, s))
+            .flat_map(|outcome| unreadable(pool, &g.spec.name, outcome, s))
             .collect();
         if !problems.is_empty() || !unreadable.is_empty() {
             // A file answered in a message too large to read is not checked: the
@@ -187,18 +187,20 @@ fn unsettled(
     })
 }
 
-/// The files server `s` answered for in a wait with a message too large to read,
-/// one reason each.
-fn unreadable(server: &str, outcome: &Outcome, s: ServerId) -> Vec<ServerReason> {
+/// The files server `s` answered for in a wait and said nothing of (a message too
+/// large to read, a pull it failed), one reason each.
+fn unreadable(pool: &Pool, server: &str, outcome: &Outcome, s: ServerId) -> Vec<ServerReason> {
     outcome
         .unsettled
         .iter()
         .filter(|u| u.server == s && u.unreadable)
         .filter_map(|u| {
-            Some(ServerReason::MessageTooLarge {
-                server: server.to_string(),
-                file: u.path.clone()?,
-                why: u.reason.clone(),
+            let file = u.path.clone()?;
+            let cause = pool.server(s).diagnostics().unreadable(&file)?.cause;
+            let (server, why) = (server.to_string(), u.reason.clone());
+            Some(match cause {
+                Unknown::TooLarge => ServerReason::MessageTooLarge { server, file, why },
+                Unknown::PullFailed => ServerReason::PullFailed { server, file, why },
             })
         })
         .collect()

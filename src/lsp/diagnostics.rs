@@ -24,15 +24,26 @@ pub struct Published {
     pub at: Instant,
 }
 
-/// A publish for a file that was too large to read, skipped.
+/// An answer for a file that says nothing of it: a publish too large to read, skipped,
+/// or a pull the server failed.
 #[derive(Debug, Clone)]
 pub struct Unreadable {
-    /// The pool clock when it arrived.
+    /// The pool clock when it arrived (a publish), or when it was asked (a pull).
     pub seq: u64,
     /// Its version, where its text told it.
     pub version: Option<i32>,
     /// Why it was skipped.
     pub why: String,
+    pub cause: Unknown,
+}
+
+/// Why an answer says nothing of its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    /// A publish over the transport's caps.
+    TooLarge,
+    /// A pull the server answered with an error that asks for no retry.
+    PullFailed,
 }
 
 /// The last answer to a `textDocument/diagnostic` pull for a file.
@@ -252,8 +263,28 @@ impl Store {
         if self.owed.get(&path).is_some_and(|&since| since < seq) {
             self.owed.remove(&path);
         }
-        self.unreadable
-            .insert(path, Unreadable { seq, version, why });
+        let cause = Unknown::TooLarge;
+        self.unreadable.insert(
+            path,
+            Unreadable {
+                seq,
+                version,
+                why,
+                cause,
+            },
+        );
+    }
+
+    /// The pull of `path` sent at pool clock `sent_seq` failed (`why`): the server
+    /// answered, and said nothing of the file.
+    pub(super) fn pull_failed(&mut self, path: PathBuf, sent_seq: u64, why: String) {
+        let failed = Unreadable {
+            seq: sent_seq,
+            version: None,
+            why,
+            cause: Unknown::PullFailed,
+        };
+        self.unreadable.insert(path, failed);
     }
 
     /// Whether the last publish of any file could not be read.
@@ -269,6 +300,7 @@ impl Store {
 
     /// A pull answer for `path`; the answer it replaces is kept if its view is known.
     pub(super) fn pulled(&mut self, path: PathBuf, pulled: Pulled) {
+        self.unreadable.remove(&path);
         let d = self.files.entry(path).or_default();
         if let Some(old) = d.pulled.replace(pulled) {
             keep_earlier(&mut d.earlier, old);

@@ -36,7 +36,7 @@ mod server;
 pub mod transport;
 pub(crate) use crate::uri;
 
-pub use diagnostics::{FileDiagnostics, Published, Pulled, Store};
+pub use diagnostics::{FileDiagnostics, Published, Pulled, Store, Unknown};
 pub use lsp_types::FileChangeType;
 pub use pool::{Observer, Pool, ServerId};
 pub use seen::{SeenView, SeenViews, ServerSeen};

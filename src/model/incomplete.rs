@@ -127,6 +127,13 @@ pub enum ServerReason<P = PathBuf> {
         file: P,
         why: String,
     },
+    /// The server failed the pull of a file's diagnostics (an error that asks for no
+    /// retry): it said nothing of the file.
+    PullFailed {
+        server: String,
+        file: P,
+        why: String,
+    },
     /// A server analysing its whole workspace had not finished before the edit: no
     /// complete before view (`--startup-timeout`).
     WorkspaceUnfinished {
@@ -196,7 +203,7 @@ pub enum RunReason<P = PathBuf> {
 
 /// Every [`Reason`]'s `kind`, in the order of the enum (the MCP output schema lists
 /// them).
-pub const KINDS: [&str; 26] = [
+pub const KINDS: [&str; 27] = [
     "not_installed",
     "start_failed",
     "crashed",
@@ -206,6 +213,7 @@ pub const KINDS: [&str; 26] = [
     "configuration_not_read",
     "timed_out",
     "message_too_large",
+    "pull_failed",
     "workspace_unfinished",
     "check_turned_off",
     "linter_turned_off",
@@ -319,6 +327,11 @@ impl<P> ServerReason<P> {
                 files: all(files),
             },
             ServerReason::MessageTooLarge { server, file, why } => ServerReason::MessageTooLarge {
+                server: server.clone(),
+                file: f(file),
+                why: why.clone(),
+            },
+            ServerReason::PullFailed { server, file, why } => ServerReason::PullFailed {
                 server: server.clone(),
                 file: f(file),
                 why: why.clone(),

@@ -95,6 +95,10 @@ pub fn server_text(reason: &ServerReason, run_dir: &Path) -> String {
                  checked: {path}"
             )
         }
+        ServerReason::PullFailed { file, why, .. } => {
+            let path = show(file);
+            format!("it said nothing of {path} ({why}); not checked: {path}")
+        }
         ServerReason::WorkspaceUnfinished { limit_ms, why, .. } => format!(
             "its analysis of the workspace did not finish within {} (--startup-timeout; {why}), \
              so none of what it says counts as new",
@@ -344,6 +348,16 @@ mod tests {
                 },
                 "message_too_large",
                 "its diagnostics of a.py came in a message too large to read: over 64 MiB; not \
+                 checked: a.py",
+            ),
+            (
+                ServerReason::PullFailed {
+                    server: s(),
+                    file: p("a.py"),
+                    why: "the server failed the pull: internal error".into(),
+                },
+                "pull_failed",
+                "it said nothing of a.py (the server failed the pull: internal error); not \
                  checked: a.py",
             ),
             (

@@ -190,6 +190,13 @@ impl Quirks {
             })
     }
 
+    /// Whether a pull's error `message`, with a code that asks for no retry, asks for
+    /// one all the same: rust-analyzer answers "file not found" for the files of a
+    /// workspace it has not loaded yet (see `rust_analyzer::protocol::not_loaded_yet`).
+    pub fn pull_error_asks_to_retry(&self, message: &str) -> bool {
+        self.quiescent != Some(true) && rust_analyzer::not_loaded_yet(message)
+    }
+
     /// The server said it is not quiescent (rust-analyzer still loading or indexing).
     pub fn indexing(&self) -> bool {
         self.quiescent == Some(false)

@@ -98,6 +98,9 @@ struct Modes {
     /// After `initialized`, unknown notifications and requests, a `$/` request, a
     /// cancel and a response for ids never sent.
     unknown_methods: bool,
+    /// `pull-fails`: every `textDocument/diagnostic` is answered with an internal error
+    /// (a hard one, not "retry").
+    pull_fails: bool,
     /// Publishes carry the next version, one the client never sent.
     future_version: bool,
     /// From `initialized` on, republish the last diagnostics of every open document
@@ -241,6 +244,7 @@ fn set_mode(modes: &mut Modes, mode: &str) -> Result<(), String> {
         "server-request" => &mut modes.server_request,
         "invalid-utf8" => &mut modes.invalid_utf8,
         "unknown-methods" => &mut modes.unknown_methods,
+        "pull-fails" => &mut modes.pull_fails,
         "future-version" => &mut modes.future_version,
         "tsserver" => &mut modes.tsserver,
         "tsserver-fails" => &mut modes.tsserver_fails,
@@ -605,6 +609,12 @@ impl Server {
                 }
                 self.shutdown = true;
                 Value::Null
+            }
+            "textDocument/diagnostic" if self.opts.pull && modes.pull_fails => {
+                let code = ErrorCode::InternalError as i32;
+                let message = "fake-lsp: pull-fails".to_owned();
+                self.out.send(Response::new_err(req.id, code, message));
+                return;
             }
             "textDocument/diagnostic" if self.opts.pull => {
                 let uri = req.params["textDocument"]["uri"]

@@ -179,7 +179,7 @@ fn every_request_of_the_server_is_answered() {
 }
 
 #[test]
-fn a_pull_asking_to_be_retried_records_nothing_and_a_failed_one_an_empty_answer() {
+fn a_pull_asking_to_be_retried_records_nothing_and_a_failed_one_an_unknown_answer() {
     let caps = json!({ "diagnosticProvider": { "interFileDependencies": false, "workspaceDiagnostics": false } });
     let (mut pool, id, peer) = started(WaitProfile::default(), caps);
     assert!(pool.server(id).pulls());
@@ -212,10 +212,15 @@ fn a_pull_asking_to_be_retried_records_nothing_and_a_failed_one_an_empty_answer(
         "internal error".into(),
     )));
     pump_until(&mut pool, |p| !p.server(id).pull_in_flight(&path()));
-    let held = pool.server(id).diagnostics().get(&path()).expect("held");
-    let pulled = held.pulled.as_ref().expect("an answer");
-    assert!(pulled.diagnostics.is_empty());
-    assert_eq!(pulled.sent_seq, sent);
+    // Said nothing of the file: unknown, not an empty answer.
+    assert!(pool.server(id).diagnostics().get(&path()).is_none());
+    let failed = pool
+        .server(id)
+        .diagnostics()
+        .unreadable(&path())
+        .expect("recorded");
+    assert_eq!(failed.cause, crate::lsp::Unknown::PullFailed);
+    assert_eq!(failed.seq, sent);
     assert!(
         pool.server(id)
             .logs()

@@ -342,12 +342,14 @@ fn pulled(server: &mut Server, path: PathBuf, sent_seq: u64, answer: Result<Valu
                 2,
                 format!("lspgate: pull of {} failed: {}", path.display(), e.message),
             );
-            if !protocol::asks_to_retry(e.code) {
-                // A hard error: record an empty answer so the wait ends; the server
-                // cannot tell us more about this file.
-                // Not the server's word on the file: of no view.
-                let pulled = Pulled::answer(Vec::new(), sent_seq, None);
-                server.diagnostics.pulled(path, pulled);
+            let retry = protocol::asks_to_retry(e.code)
+                || server.quirks.pull_error_asks_to_retry(&e.message);
+            if !retry {
+                // A hard error: the server answered and said nothing of the file, so
+                // the wait ends and the file is unknown. Taken for an empty answer,
+                // it passed an edit that added an error as clean (exit 0).
+                let why = format!("the server failed the pull: {}", e.message);
+                server.diagnostics.pull_failed(path, sent_seq, why);
             }
         }
     }

@@ -43,6 +43,14 @@ pub struct ServerStatusParams {
     pub message: Option<String>,
 }
 
+/// Whether a pull's error says the file is in no crate rust-analyzer has loaded: it
+/// answers so (code -32603, "file not found: PATH") for every file of a workspace
+/// it is still loading, measured on the Rust fixture's first pull of a cold run. Once
+/// it is quiescent the same answer is a failure (see `Quirks::pull_error_asks_to_retry`).
+pub fn not_loaded_yet(message: &str) -> bool {
+    message.starts_with("file not found")
+}
+
 /// Ask for `experimental/serverStatus` in the client's capabilities.
 pub fn offer_server_status(capabilities: &mut Value) {
     capabilities["experimental"] = json!({ "serverStatusNotification": true });
