@@ -170,8 +170,8 @@ pub fn run_text(reason: &RunReason, run_dir: &Path) -> String {
             show(root)
         ),
         RunReason::BeforeViewMissing { files } => format!(
-            "no before view of {} (servers too slow): what they say now cannot be told new \
-             from old, so none of it counts as new; not checked: {}",
+            "no before view of {} (no answer in time, or a failed one): what they say now \
+             cannot be told new from old, so none of it counts as new; not checked: {}",
             list(files),
             list(files)
         ),
@@ -466,8 +466,9 @@ mod tests {
                     files: ps(&["a.py"]),
                 },
                 "before_view_missing",
-                "no before view of a.py (servers too slow): what they say now cannot be told \
-                 new from old, so none of it counts as new; not checked: a.py",
+                "no before view of a.py (no answer in time, or a failed one): what they say \
+                 now cannot be told new from old, so none of it counts as new; not checked: \
+                 a.py",
             ),
             (
                 RunReason::DependentsUnsaved {
