@@ -466,9 +466,8 @@ mod tests {
                     files: ps(&["a.py"]),
                 },
                 "before_view_missing",
-                "no before view of a.py (no answer in time, or a failed one): what they say \
-                 now cannot be told new from old, so none of it counts as new; not checked: \
-                 a.py",
+                "no before view of a.py (no answer in time, or a failed one): what they say now \
+                 cannot be told new from old, so none of it counts as new; not checked: a.py",
             ),
             (
                 RunReason::DependentsUnsaved {
