@@ -287,21 +287,16 @@ pub(super) fn choose_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     }
 }
 
-/// Whether group `g`'s server is asked about its dependents without opening them
-/// (TypeScript 7 pulls a closed file of its project exactly; it pulls, cold or warm).
-pub(super) fn pulls_unopened(g: &Group) -> bool {
-    g.spec.coverage.dependents == Dependents::Project
-}
-
 /// Whether dependent `path` of group `g` is asked about by a pull without opening it:
-/// every dependent of a server that pulls its project's (TypeScript 7), and one its
+/// every dependent of a server that pulls its project's (TypeScript 7 pulls a closed
+/// file of its project exactly, cold or warm), and one its
 /// server has not open and answered a pull for (a warm daemon pulls the TypeScript
 /// servers' project files between runs, `daemon::pulls`): tsserver has it in a
 /// project, and a pull answers for it exactly, where opening it would have tsserver
 /// parse it afresh and push for it after every change.
 pub(super) fn pulled_unopened(pool: &Pool, g: &Group, s: ServerId, path: &Path) -> bool {
     let server = pool.server(s);
-    pulls_unopened(g)
+    g.spec.coverage.dependents == Dependents::Project
         || (g.spec.coverage.idle_pulls > 0
             && server.pulls()
             && server.doc(path).is_none()

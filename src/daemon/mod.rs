@@ -482,7 +482,6 @@ impl Daemon {
         // Before the run's own sync takes what the watcher heard.
         self.extend_view(Duration::ZERO);
         self.extending = None;
-        self.pulls.stop();
         self.prepare(&req.servers, &held_back(&job));
         if req.progress {
             match stream.try_clone() {

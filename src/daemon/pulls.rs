@@ -6,7 +6,8 @@
 //! 1.55 s, as long as `tsc`). So after each run the daemon pulls, without opening
 //! them, the files of their projects (at most `coverage.idle_pulls`) whose answer no
 //! longer holds, [`ASKING`] at a time: a run that comes meanwhile waits behind at most
-//! those, stops the rest, and finds the answers already in as its before view.
+//! those (nothing is asked while a run goes: the main loop asks, and the queue is made
+//! afresh after each run), and finds the answers already in as its before view.
 //!
 //! tsserver answers only for the files of the projects it loaded, one per tsconfig,
 //! each loaded when a file of it is opened: the pull of a file of another package of a
@@ -135,16 +136,6 @@ impl IdlePulls {
                 pool.try_pull(i, &file);
                 project.asking.push(file);
             }
-        }
-    }
-
-    /// A run begins: it goes first. What is under way finishes; nothing more is
-    /// asked until it ends (and queues afresh).
-    pub fn stop(&mut self) {
-        for project in self.servers.values_mut() {
-            project.waiting.clear();
-            project.asking.clear();
-            project.failed.clear();
         }
     }
 
