@@ -211,6 +211,8 @@ def prepare(p: Project, work: Path) -> Path:
         trim_cargo_toml(out)
         # Build the dependencies once, so a check is as incremental as a user's.
         run(["cargo", "check", "--all-targets", "--quiet"], cwd=out, timeout=1800)
+    elif p.name == "crossbeam-workspace":
+        prepare_cargo_workspace(spec, work, out)
     else:
         raise FetchError(f"no recipe for {p.name}")
     return out
@@ -337,6 +339,43 @@ def trim_cargo_toml(root: Path) -> None:
     (root / "Cargo.toml").write_text("".join(keep))
     for d in ("tests", "benches", "examples"):
         shutil.rmtree(root / d, ignore_errors=True)
+
+
+def prepare_cargo_workspace(spec: str, work: Path, out: Path) -> None:
+    """crates.io crates laid out as the Cargo workspace they came from: each crate in
+    its own directory at the top (`crossbeam-utils/`, ...), trimmed as itertools is,
+    and a root Cargo.toml whose `[workspace]` lists them and whose `[patch.crates-io]`
+    points each at its directory, so that a member's dependency on a sibling by name
+    (`crossbeam-utils = "0.8.18"`) is the sibling's local source. The optional `loom`
+    dependency (only under `--cfg crossbeam_loom`) is dropped: a workspace locks its
+    members' optional dependencies, and loom's tree would be downloaded and locked for
+    nothing. Dependencies built once, as for itertools."""
+    out.mkdir()
+    names = []
+    for pin in spec.split("+"):
+        name, version = pin.split("==")
+        (work / name).mkdir()
+        shutil.copytree(fetch_crate(name, version, work / name), out / name)
+        trim_cargo_toml(out / name)
+        drop_loom(out / name / "Cargo.toml")
+        (out / name / "Cargo.lock").unlink(missing_ok=True)  # the workspace has one
+        names.append(name)
+    members = "".join(f'    "{n}",\n' for n in names)
+    patches = "".join(f'{n} = {{ path = "{n}" }}\n' for n in names)
+    (out / "Cargo.toml").write_text(f'[workspace]\nmembers = [\n{members}]\nresolver = "2"\n\n'
+                                    f"[patch.crates-io]\n{patches}")
+    run(["cargo", "check", "--workspace", "--all-targets", "--quiet"], cwd=out, timeout=1800)
+
+
+def drop_loom(manifest: Path) -> None:
+    """A crossbeam manifest without its `cfg(crossbeam_loom)` dependencies and the
+    `loom` feature that enables them."""
+    text = manifest.read_text()
+    blocks = re.split(r"(?m)^(?=\[)", text)
+    keep = [b for b in blocks if not b.startswith('[target."cfg(crossbeam_loom)"')]
+    text = "".join(keep)
+    text = re.sub(r'(?ms)^loom = \[.*?\]\n', "", text)
+    manifest.write_text(text)
 
 
 def fetch(p: Project, force: bool) -> Path:

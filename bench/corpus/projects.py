@@ -162,6 +162,22 @@ PROJECTS += [
                   "with no requirements (pflag is the workspace's; offline); every edit is in pflag and breaks cobra. go build, "
                   "not go vet: vet prints a package's first type error only, the compiler "
                   "with -e all of them"),
+    Project("crossbeam-workspace", "Rust",
+            "crates:crossbeam-utils==0.8.21+crossbeam-epoch==0.9.18+crossbeam-deque==0.8.6"
+            "+crossbeam-channel==0.5.15+crossbeam-queue==0.3.12+crossbeam==0.8.4",
+            ["cargo", "check", "--workspace", "--all-targets", "--keep-going",
+             "--message-format=json"],
+            "cargo check --workspace", gitignore=("target/",), recheck="rust-analyzer",
+            notes="crossbeam's utils, epoch, deque, channel and queue crates and the umbrella "
+                  "crossbeam (48 modules under their src/) as a Cargo workspace: each crate "
+                  "in its own directory at the top, a root Cargo.toml with [workspace] "
+                  "members (resolver 2) and [patch.crates-io] pointing each crate at its "
+                  "directory, so that a member's dependency by name (crossbeam-utils = "
+                  "\"0.8.18\") is its sibling's local source; no other dependency (the "
+                  "cfg(crossbeam_loom) loom one dropped); tests, benches, examples and "
+                  "dev-dependencies removed, built once by fetch.py. --keep-going, as "
+                  "rust-analyzer's flycheck passes it: without it cargo stops at the first "
+                  "crate that fails, and which of the others it checked depends on timing"),
 ]
 
 BY_NAME = {p.name: p for p in PROJECTS}

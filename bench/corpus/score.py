@@ -314,8 +314,11 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     env = checker_env(p)
     if p.language == "Rust":
         # cargo keeps the last check: on an untouched copy it does nothing. A user's
-        # check after an edit re-checks the crate, its dependencies built: that.
-        os.utime(root / "src" / "lib.rs")
+        # check after an edit re-checks the crate, its dependencies built: that. A
+        # workspace's: every member (an edit to crossbeam-utils re-checks them all).
+        for lib in [root / "src" / "lib.rs", *sorted(root.glob("*/src/lib.rs"))]:
+            if lib.exists():
+                os.utime(lib)
     batch = run_checker(p, root)
     log(f"{p.name}: {p.checker_label}: {batch.seconds:.2f}s, {len(batch.errors)} errors")
     outcomes: list[Outcome] = []
