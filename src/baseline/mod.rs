@@ -4,7 +4,8 @@
 //! before view from it and has its servers analyse the project once, after the edit.
 //!
 //! Only a server whose after view covers its whole tree stores one (pyright and
-//! basedpyright analysing their workspace publish every file), and only after a
+//! basedpyright analysing their workspace publish every file, gopls every package's;
+//! TypeScript 7 is asked about every file of its project), and only after a
 //! complete run: the after view of one run is the before view of the next.
 //! A file that cannot be read, is cut short, or does not hold the key it was looked
 //! up by is ignored, with a note.
@@ -46,22 +47,38 @@ impl Stored {
 }
 
 /// `baseline`: one file of each enabled server that analyses its whole workspace (its
-/// after view is every file's), to check and so start it. None is bad input.
+/// after view is every file's), to check and so start it; every file of the project
+/// at the workspace's top of each server asked about its whole project (TypeScript
+/// 7), whose view is then every file's too. None is bad input.
 pub fn probes(
     workspace: &Path,
     servers: &[crate::servers::ServerSpec],
 ) -> Result<Vec<PathBuf>, crate::edit::EditError> {
-    let mut files: Vec<PathBuf> = servers
-        .iter()
-        .filter(|s| !s.disabled && s.wait.workspace_analysis())
-        .filter_map(|s| crate::dependents::any_file(workspace, &s.extensions))
-        .collect();
+    let enabled = servers.iter().filter(|s| !s.disabled);
+    let mut files: Vec<PathBuf> = Vec::new();
+    for s in enabled {
+        if s.wait.workspace_analysis() {
+            files.extend(crate::dependents::any_file(workspace, &s.extensions));
+        } else if s.coverage.dependents == crate::servers::Dependents::Project {
+            // Only where it is the server checking the project's files (TypeScript 7,
+            // not typescript-language-server, chosen for them).
+            let project = crate::servers::whole_project(s, workspace).unwrap_or_default();
+            let checks = project.first().is_some_and(|f| {
+                crate::config::servers_for(servers, f, workspace)
+                    .iter()
+                    .any(|x| x.name == s.name)
+            });
+            if checks {
+                files.extend(project);
+            }
+        }
+    }
     files.sort();
     files.dedup();
     if files.is_empty() {
         return Err(crate::edit::EditError::Other(format!(
-            "baseline: no file in {} that a server analysing its whole workspace checks; \
-             nothing to store",
+            "baseline: no file in {} that a server storing baselines checks (one analysing its \
+             whole workspace, or TypeScript 7); nothing to store",
             workspace.display()
         )));
     }

@@ -266,7 +266,9 @@ fn note_packages_outside(ctx: &Context, out: &mut Resolved) {
 /// Runs before `before::find_dependents`, which scans for the groups left to it.
 pub(super) fn choose_dependents(groups: &mut [Group], tracked: &[Tracked]) {
     for g in groups {
-        if g.server.is_none() {
+        // One started once the edit is written (its before view stored) asks about
+        // its dependents all the same.
+        if g.server.is_none() && !g.uses_stored_baseline() {
             continue;
         }
         match g.spec.coverage.dependents {

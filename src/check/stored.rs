@@ -4,10 +4,13 @@
 //! the project once; a complete run stores the after view of each server that
 //! analyses its whole workspace, the before view of the next run on that tree.
 
+use std::path::PathBuf;
+
 use crate::baseline::{Baselines, ForRun, Lookup, Stored, Tree};
 use crate::lsp::Pool;
 use crate::model::Note;
 use crate::paths;
+use crate::servers::Dependents;
 
 use super::before::Before;
 use super::files::Tracked;
@@ -15,13 +18,14 @@ use super::servers::{self, Group};
 use super::{Context, Kind};
 
 /// Whether group `g`'s server may take or leave a stored baseline in this run: one
-/// started for it alone, analysing its whole workspace (its after view is then every
-/// file's), in a run that shows it the disk or a review (a dry run's or a rejected
-/// edit's after view is not the disk's), with no configuration edited (its server
-/// is started afresh for that, see `configuration`).
+/// started for it alone, analysing its whole workspace or asked about every file of
+/// its project (TypeScript 7: its after view is then every file's, see
+/// [`whole_view`]), in a run that shows it the disk or a review (a dry run's or a
+/// rejected edit's after view is not the disk's), with no configuration edited (its
+/// server is started afresh for that, see `configuration`).
 fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
-        && g.spec.wait.workspace_analysis()
+        && (g.spec.wait.workspace_analysis() || g.spec.coverage.dependents == Dependents::Project)
         && !ctx.options.dry_run
         && !ctx.options.reject
         && g.configuration.is_empty()
@@ -64,6 +68,30 @@ pub(super) fn look_up(
         };
         g.baseline = Some(ForRun { tree, found });
     }
+}
+
+/// Whether the run's after view of group `g` is of every file its server sees: so
+/// for a server analysing its whole workspace; for one asked about every file of its
+/// project, when every file of it was a file of the run or a dependent asked about
+/// (a project too large to ask about whole has the scan's dependents instead, and
+/// a check of files as they are, `baseline`'s, asks about its files alone).
+fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
+    if g.spec.wait.workspace_analysis() {
+        return true;
+    }
+    if g.spec.coverage.dependents != Dependents::Project {
+        return false;
+    }
+    let Some(project) = crate::servers::whole_project(&g.spec, &g.root) else {
+        return false;
+    };
+    let asked: std::collections::HashSet<&std::path::Path> = g
+        .files
+        .iter()
+        .map(|&i| tracked[i].path.as_path())
+        .chain(g.dependents.iter().map(PathBuf::as_path))
+        .collect();
+    project.iter().all(|f| asked.contains(f.as_path()))
 }
 
 /// Connect the servers of every group but those whose before view is stored: they
@@ -134,6 +162,9 @@ pub(super) fn keep(
         };
         let server = pool.server(s);
         if server.is_dead() || server.diagnostics().any_unreadable() {
+            continue;
+        }
+        if !whole_view(g, tracked) {
             continue;
         }
         let mut tree = b.tree.clone();

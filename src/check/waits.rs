@@ -80,10 +80,15 @@ pub(super) fn wait_after_edit(
     };
     // A server analysing its whole workspace re-checks the dependents by itself:
     // done when it says so (the files it was told of republished, its progress
-    // ended).
-    if !started.is_empty() {
+    // ended). One asked about every file (TypeScript 7) was done with its answers.
+    let analysing_from_start: Vec<_> = started
+        .iter()
+        .copied()
+        .filter(|&s| pool.server(s).spec().wait.workspace_analysis())
+        .collect();
+    if !analysing_from_start.is_empty() {
         let deadline = Instant::now() + opts.startup_timeout;
-        let settled = wait::settle_first_analysis(pool, &started, deadline);
+        let settled = wait::settle_first_analysis(pool, &analysing_from_start, deadline);
         cross_outcome.unsettled.extend(settled.unsettled);
     }
     let analysing = workspace_servers(pool, groups);

@@ -3,6 +3,7 @@
 //! edit; it is never used for another tree, and a file that cannot be used is named in
 //! a note, the run right all the same.
 
+use super::servers::{TSGO, installed_with_7};
 use super::*;
 
 /// A pyright workspace with its own cache directory (where stored baselines go).
@@ -101,11 +102,53 @@ fn gopls_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits() {
     let (test, _) = cached(&GOPLS);
     let first = test.args(["check", GOPLS.c]).args(WAITS).run();
     first.assert_code(1);
-    let broken = first.again().args(json_edit(&GOPLS.breaking, false)).run();
-    assert_eq!(before_of_server(&broken, "gopls"), "stored", "{broken}");
-    assert_breaking_report_of(&broken, &GOPLS);
-    let mended = broken.again().args(json_edit(&GOPLS.breaking, true)).run();
-    assert_eq!(before_of_server(&mended, "gopls"), "stored", "{mended}");
+    stored_along_a_chain(first, &GOPLS, "gopls");
+}
+
+/// TypeScript 7, asked about every file of its project after an edit, stores that
+/// view: a cold edit's after view is the next one's before view. A check of one file
+/// as it is asks about that file alone, and stores nothing.
+#[test]
+fn typescript_7_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits() {
+    if !installed_with_7(&TSGO) {
+        return;
+    }
+    let (test, cache) = cached(&TSGO);
+    let first = test.args(["check", TSGO.c]).args(WAITS).run();
+    first.assert_code(1);
+    let mut files = Vec::new();
+    if cache.exists() {
+        collect(&cache, &cache, &mut files);
+    }
+    assert!(
+        files.is_empty(),
+        "a check of one file stored {files:?}\n{first}"
+    );
+    // The first edit's before view is the server's; its after view is stored.
+    let broken_first = first.again().args(json_edit(&TSGO.breaking, false)).run();
+    assert_eq!(
+        before_of_server(&broken_first, "tsgo"),
+        "server",
+        "{broken_first}"
+    );
+    assert_breaking_report_of(&broken_first, &TSGO);
+    let back = broken_first
+        .again()
+        .args(json_edit(&TSGO.breaking, true))
+        .run();
+    assert_eq!(before_of_server(&back, "tsgo"), "stored", "{back}");
+    back.assert_code(0);
+    stored_along_a_chain(back, &TSGO, "tsgo");
+}
+
+/// The breaking edit and its undoing, each cold with the before view stored by the
+/// run before, each reported as a run without one reports it.
+fn stored_along_a_chain(last: Output, lang: &Lang, server: &str) {
+    let broken = last.again().args(json_edit(&lang.breaking, false)).run();
+    assert_eq!(before_of_server(&broken, server), "stored", "{broken}");
+    assert_breaking_report_of(&broken, lang);
+    let mended = broken.again().args(json_edit(&lang.breaking, true)).run();
+    assert_eq!(before_of_server(&mended, server), "stored", "{mended}");
     mended.assert_code(0);
     assert!(
         mended.json()["summary"]["fixed"].as_u64() >= Some(2),
@@ -234,4 +277,25 @@ fn lspgate_baseline_stores_one_that_the_next_cold_edit_uses() {
     let broken = made.again().args(json_edit(&PYRIGHT.breaking, false)).run();
     assert_eq!(before_of(&broken), "stored", "{broken}");
     assert_breaking_report(&broken);
+}
+
+/// `baseline` has TypeScript 7 asked about every file of the project at the
+/// workspace's top, and stores what it says: the next cold edit uses it.
+#[test]
+fn lspgate_baseline_stores_typescript_7s_for_the_next_cold_edit() {
+    if !installed_with_7(&TSGO) {
+        return;
+    }
+    let (test, _) = cached(&TSGO);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    assert!(
+        made.notes()
+            .iter()
+            .any(|n| n.contains("stored a baseline of tsgo")),
+        "{made}"
+    );
+    let broken = made.again().args(json_edit(&TSGO.breaking, false)).run();
+    assert_eq!(before_of_server(&broken, "tsgo"), "stored", "{broken}");
+    assert_breaking_report_of(&broken, &TSGO);
 }

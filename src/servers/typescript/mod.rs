@@ -149,6 +149,13 @@ pub fn files_to_pull(
     }
 }
 
+/// Every file of `root`'s project that `spec`'s server is asked about when it asks
+/// about the whole project (`Dependents::Project`), or `None` when there are more
+/// than it asks about (the scan's dependents stand then).
+pub fn whole_project(spec: &ServerSpec, root: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
+    project::project_files_with(root, &spec.extensions)
+}
+
 /// ESLint's configuration files, flat and legacy.
 const ESLINT_CONFIGS: &[&str] = &[
     "eslint.config.js",
