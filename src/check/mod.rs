@@ -175,7 +175,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         kind,
     );
     notes.extend(verdict.notes);
-    let (server_reports, incomplete) = server_reports(&groups, &tracked, &notes);
+    let (server_reports, incomplete) = server_reports(&groups, &tracked, &notes, on_disk);
     let outcome = crate::model::outcome(&compared.files, opts.fail_on, incomplete);
     stored::keep(pool, ctx, (&groups, &tracked), kind, incomplete, &mut notes);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
@@ -218,8 +218,12 @@ fn server_reports(
     groups: &[servers::Group],
     tracked: &[files::Tracked],
     notes: &[crate::model::Note],
+    on_disk: bool,
 ) -> (Vec<ServerReport>, bool) {
-    let reports: Vec<ServerReport> = groups.iter().map(|g| server_report(g, tracked)).collect();
+    let reports: Vec<ServerReport> = groups
+        .iter()
+        .map(|g| server_report(g, tracked, on_disk))
+        .collect();
     let incomplete = crate::model::incomplete_reasons(notes, &reports)
         .next()
         .is_some();
@@ -247,7 +251,7 @@ fn applied(tracked: &[files::Tracked], kind: Kind) -> Vec<Applied> {
         .collect()
 }
 
-fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport {
+fn server_report(g: &servers::Group, tracked: &[files::Tracked], on_disk: bool) -> ServerReport {
     ServerReport {
         name: g.spec.name.clone(),
         status: g.status,
@@ -255,7 +259,7 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
         cross_file_ms: g.cross_file_ms,
         reasons: g.reasons.clone(),
         root: g.root.clone(),
-        packages: packages_checked(g, tracked),
+        packages: packages_checked(g, tracked, on_disk),
         before: if g.uses_stored_baseline() {
             crate::model::BeforeView::Stored
         } else if g.seen {
@@ -267,16 +271,17 @@ fn server_report(g: &servers::Group, tracked: &[files::Tracked]) -> ServerReport
 }
 
 /// The monorepo packages group `g` checked: those of its files and dependents, or
-/// every package for a server that analyses its whole workspace. None when its
-/// server did not run, or outside a monorepo.
-fn packages_checked(g: &servers::Group, tracked: &[files::Tracked]) -> Vec<String> {
+/// every package for a server that analyses its whole workspace, or checks it after
+/// the save of an edit `on_disk` (rust-analyzer's `cargo check --workspace`). None
+/// when its server did not run, or outside a monorepo.
+fn packages_checked(g: &servers::Group, tracked: &[files::Tracked], on_disk: bool) -> Vec<String> {
     let Some(m) = g.monorepo() else {
         return Vec::new();
     };
     if g.server.is_none() || g.status != crate::model::ServerStatus::Ok {
         return Vec::new();
     }
-    if g.spec.wait.workspace_analysis() {
+    if g.spec.wait.finds_dependents(on_disk) {
         return m.names();
     }
     let files = g.files.iter().map(|&i| tracked[i].path.as_path());

@@ -31,6 +31,8 @@ pub enum Kind {
     GoWork,
     /// `[tool.uv.workspace]` in `pyproject.toml`.
     Uv,
+    /// `[workspace]` in `Cargo.toml`.
+    Cargo,
 }
 
 /// A mapped monorepo.
@@ -109,7 +111,13 @@ pub fn around(dir: &Path, kinds: &[Kind], workspace: &Path) -> Option<Result<Mon
 }
 
 /// Every kind of manifest.
-pub const ALL: [Kind; 4] = [Kind::Node, Kind::TsReferences, Kind::GoWork, Kind::Uv];
+pub const ALL: [Kind; 5] = [
+    Kind::Node,
+    Kind::TsReferences,
+    Kind::GoWork,
+    Kind::Uv,
+    Kind::Cargo,
+];
 
 /// The monorepos of `kinds` whose manifests are in `root` itself and map.
 pub fn at(root: &Path, kinds: &[Kind]) -> Vec<Monorepo> {
@@ -126,6 +134,7 @@ fn in_dir(dir: &Path, kind: Kind) -> Option<Result<Monorepo, Unmapped>> {
         Kind::TsReferences => references(dir)?,
         Kind::GoWork => go_work(dir)?,
         Kind::Uv => uv_members(dir)?,
+        Kind::Cargo => cargo_members(dir)?,
     };
     let globs = match globs {
         Ok(globs) => globs,
@@ -362,6 +371,43 @@ fn uv_members(dir: &Path) -> Option<Declared> {
     Some((path, globs))
 }
 
+/// A Cargo workspace's `members` (minus `exclude`), and the root's own package when
+/// its manifest has one, which Cargo makes a member too.
+fn cargo_members(dir: &Path) -> Option<Declared> {
+    let path = dir.join("Cargo.toml");
+    let text = read(&path)?;
+    if !text.contains("workspace") {
+        return None;
+    }
+    let doc: toml::Table = match text.parse() {
+        Ok(doc) => doc,
+        Err(e) if text.contains("[workspace]") => {
+            return Some((path, Err(format!("it does not parse ({})", e.message()))));
+        }
+        Err(_) => return None,
+    };
+    let workspace = doc.get("workspace")?.as_table()?;
+    let list = |key: &str| -> Option<Vec<String>> {
+        match workspace.get(key) {
+            None => Some(Vec::new()),
+            Some(v) => v
+                .as_array()?
+                .iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect(),
+        }
+    };
+    let globs = match (list("members"), list("exclude")) {
+        (Some(members), Some(exclude)) => Ok(members
+            .into_iter()
+            .chain(doc.contains_key("package").then(|| ".".to_string()))
+            .chain(exclude.into_iter().map(|e| format!("!{e}")))
+            .collect()),
+        _ => Err("its `members` or `exclude` is not a list of paths".to_string()),
+    };
+    Some((path, globs))
+}
+
 /// The file a member directory of `kind` must hold to be a package.
 fn member_manifest(kind: Kind) -> &'static str {
     match kind {
@@ -369,6 +415,7 @@ fn member_manifest(kind: Kind) -> &'static str {
         Kind::TsReferences => "tsconfig.json",
         Kind::GoWork => "go.mod",
         Kind::Uv => "pyproject.toml",
+        Kind::Cargo => "Cargo.toml",
     }
 }
 
@@ -491,6 +538,7 @@ fn name_file(kind: Kind) -> &'static str {
         Kind::Node | Kind::TsReferences => "package.json",
         Kind::GoWork => "go.mod",
         Kind::Uv => "pyproject.toml",
+        Kind::Cargo => "Cargo.toml",
     }
 }
 
@@ -502,6 +550,13 @@ fn manifest_name(path: &Path) -> Option<String> {
             .as_str()
             .map(str::to_string),
         Some("go.mod") => go_module_path(&text),
+        Some("Cargo.toml") => {
+            let doc: toml::Table = text.parse().ok()?;
+            doc.get("package")?
+                .get("name")?
+                .as_str()
+                .map(str::to_string)
+        }
         _ => {
             let doc: toml::Table = text.parse().ok()?;
             let project = doc.get("project").and_then(|p| p.get("name"));
@@ -530,8 +585,33 @@ fn dependencies(text: &str, manifest: &str) -> Vec<String> {
             .collect()
         }
         "go.mod" => go_directive(text, "require"),
+        "Cargo.toml" => cargo_dependencies(text),
         _ => python_dependencies(text),
     }
+}
+
+/// A Cargo manifest's dependency names: every dependency table, a target's too, by
+/// the name the package has (`package = "..."` where it is renamed).
+fn cargo_dependencies(text: &str) -> Vec<String> {
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let targets = doc
+        .get("target")
+        .and_then(|t| t.as_table())
+        .into_iter()
+        .flat_map(|t| t.values());
+    let mut out = Vec::new();
+    for holder in std::iter::once(&toml::Value::Table(doc.clone())).chain(targets) {
+        for table in TABLES.iter().filter_map(|k| holder.get(k)?.as_table()) {
+            for (key, spec) in table {
+                let renamed = spec.get("package").and_then(|p| p.as_str());
+                out.push(renamed.unwrap_or(key).to_string());
+            }
+        }
+    }
+    out
 }
 
 /// A pyproject's dependency names: PEP 621 `dependencies` and optional ones, PEP 735
@@ -645,6 +725,39 @@ mod tests {
                 .map(|p| p.name.as_str()),
             Some("@x/core")
         );
+        Ok(())
+    }
+
+    #[test]
+    fn cargo_workspace_members_with_the_root_package_and_renamed_dependencies()
+    -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let ws = dir.path().canonicalize()?;
+        write(
+            &ws,
+            "Cargo.toml",
+            "[package]\nname = \"top\"\n\n[workspace]\nmembers = [\"crates/*\"]\n\
+             exclude = [\"crates/old\"]\n",
+        )?;
+        write(&ws, "crates/a/Cargo.toml", "[package]\nname = \"fx-a\"\n")?;
+        write(&ws, "crates/old/Cargo.toml", "[package]\nname = \"old\"\n")?;
+        let Some(Ok(m)) = around(&ws.join("crates/a/src"), &[Kind::Cargo], &ws) else {
+            panic!("no Cargo workspace");
+        };
+        assert_eq!(m.root, ws);
+        assert_eq!(names(&m), ["top", "fx-a"]);
+        assert_eq!(
+            m.package_of(&ws.join("crates/a/src/lib.rs"))
+                .map(|p| p.name.as_str()),
+            Some("fx-a")
+        );
+        // A crate's own manifest is no workspace.
+        assert!(in_dir(&ws.join("crates/a"), Kind::Cargo).is_none());
+        let deps = cargo_dependencies(
+            "[dependencies]\nx = \"1\"\nalias = { package = \"fx-a\", path = \"../a\" }\n\
+             [target.'cfg(unix)'.dev-dependencies]\ny = \"2\"\n",
+        );
+        assert_eq!(deps, ["fx-a", "x", "y"]);
         Ok(())
     }
 

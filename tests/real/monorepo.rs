@@ -443,6 +443,115 @@ fn go_work_through_the_daemon() {
     assert_error_in(&broken, "project_diagnostics", "app/app.go", 5);
 }
 
+/// A Cargo workspace of `fx-core`, `fx-mid` and `fx-app`, each depending on the one
+/// before by a path dependency: renaming a method of `fx-core` breaks only `fx-app`,
+/// which calls it on what `fx-mid` returns.
+///
+/// Proved with `cargo check --offline --keep-going`: clean as written; after
+/// [`CARGO_RENAME`], `error[E0599]: no method named `retries` found for struct
+/// `fx_core::Config`` at `app/src/lib.rs:2:24`, nothing else.
+fn cargo_workspace() -> Test {
+    let mut test = Test::new()
+        .watchdog(WATCHDOG)
+        .file(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"core\", \"mid\", \"app\"]\nresolver = \"2\"\n",
+        )
+        .file(
+            "core/src/lib.rs",
+            "pub struct Config {\n    pub name: String,\n    tries: u32,\n}\n\nimpl Config {\n    pub fn retries(&self) -> u32 {\n        self.tries\n    }\n}\n\npub fn make_config(name: &str) -> Config {\n    Config { name: name.to_string(), tries: 3 }\n}\n",
+        )
+        .file(
+            "mid/src/lib.rs",
+            "pub fn defaults() -> fx_core::Config {\n    fx_core::make_config(\"mid\")\n}\n",
+        )
+        .file(
+            "app/src/lib.rs",
+            "pub fn tries() -> u32 {\n    fx_mid::defaults().retries() + 1\n}\n",
+        );
+    for (crate_dir, dependency) in [("core", ""), ("mid", "core"), ("app", "mid")] {
+        let dependencies = if dependency.is_empty() {
+            String::new()
+        } else {
+            format!("\n[dependencies]\nfx-{dependency} = {{ path = \"../{dependency}\" }}\n")
+        };
+        test = test.file(
+            format!("{crate_dir}/Cargo.toml"),
+            format!(
+                "[package]\nname = \"fx-{crate_dir}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{dependencies}"
+            ),
+        );
+    }
+    test
+}
+
+const CARGO_RENAME: [&str; 6] = [
+    "edit",
+    "core/src/lib.rs",
+    "--old",
+    "pub fn retries",
+    "--new",
+    "pub fn attempts",
+];
+
+/// One rust-analyzer at the workspace's root checks every member: the break two
+/// crates away is found, and the report names the members checked.
+#[test]
+fn cargo_workspace_an_edit_breaks_a_crate_two_crates_away() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let out = cargo_workspace().args(CARGO_RENAME).args(WAITS).run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", "app/src/lib.rs", 2);
+    assert!(
+        out.block("file_diagnostics").is_none(),
+        "core itself still builds\n{out}"
+    );
+    out.stdout_contains("checked: rust-analyzer at . for packages fx-app, fx-core, fx-mid");
+}
+
+/// Through a daemon warmed on another member than the one edited: the same server
+/// (one rust-analyzer for the workspace, not one per member started cold).
+#[test]
+fn cargo_workspace_through_the_daemon() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let (warm, _guard) = warmed(cargo_workspace(), "mid/src/lib.rs", &WAITS[1..]);
+    let broken = warm
+        .again()
+        .args(CARGO_RENAME)
+        .args(["--format", "json"])
+        .args(&WAITS[1..])
+        .run();
+    broken.assert_code(1);
+    let report = broken.json();
+    assert!(
+        json_diagnostics_at(&report, "app/src/lib.rs", 2)
+            .iter()
+            .any(|d| d["new"] == true),
+        "no new error in app\n{broken}"
+    );
+    assert_checked_packages(&report, &["fx-app", "fx-core", "fx-mid"]);
+    let status = broken
+        .again()
+        .args(["daemon", "status", "--format", "json"])
+        .run();
+    let servers = status.json()["servers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let rust_analyzers = servers
+        .iter()
+        .filter(|s| s["name"] == "rust-analyzer")
+        .count();
+    assert_eq!(
+        rust_analyzers, 1,
+        "one rust-analyzer for the workspace\n{status}"
+    );
+}
+
 /// The clean edit and the rename in `core`, each run on `test` (a workspace whose
 /// manifest lspgate cannot map): each exits 3 with a note naming `manifest`. The
 /// rename breaks `app`, which the server at `core`'s own root never loaded: were it

@@ -68,6 +68,11 @@ pub(super) fn rust_analyzer() -> ServerSpec {
                 "rust-toolchain",
                 "rust-toolchain.toml",
             ]),
+            // One rust-analyzer at a Cargo workspace's root, whichever member a file
+            // is in: started at a member, it loads the whole workspace all the same,
+            // and a second member's file started a second one (a cold start, 3 s on
+            // crossbeam's six crates, and two `cargo check`s of every crate).
+            monorepos: vec![crate::workspace::MonorepoKind::Cargo],
             ..super::Coverage::default()
         },
         ..entry(RUST_ANALYZER, "rust-analyzer", &[], languages::RUST, "rust")
@@ -98,7 +103,10 @@ fn checking() -> Delivery {
 
 /// With `checkOnSave` off (in its settings or initialization options, as a boolean
 /// or, in older releases, `{ "enable": false }`) no check runs after a save: nothing
-/// to wait for, and the dependents are scanned and opened.
+/// to wait for, and the dependents are scanned and opened. So with `check.workspace`
+/// off: its check is then `cargo check -p` of the saved file's crate, which does not
+/// re-check the crates of a workspace that depend on it, so what it reports is not
+/// every dependent's word.
 pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
     if spec.name != RUST_ANALYZER {
         return;
@@ -106,7 +114,10 @@ pub(super) fn reconcile_project_wide(spec: &mut ServerSpec) {
     let off = |v: &Value| {
         v.as_bool() == Some(false) || v.get("enable").and_then(|e| e.as_bool()) == Some(false)
     };
-    if configured(spec, "checkOnSave").iter().any(off) {
+    let one_crate = |v: &Value| v.as_bool() == Some(false);
+    if configured(spec, "checkOnSave").iter().any(off)
+        || configured(spec, "check.workspace").iter().any(one_crate)
+    {
         spec.wait.delivery = Delivery::OpenFiles;
     }
     // A config that gives it more worker threads gives up that order.
@@ -165,10 +176,11 @@ pub fn checks_at_start(root: &Path) -> bool {
 /// What `key` is set to in the spec's initialization options and in its settings
 /// (`rust-analyzer.<key>`), null where it is not: rust-analyzer reads both.
 fn configured(spec: &ServerSpec, key: &str) -> [Value; 2] {
+    let pointer = format!("/{}", key.replace('.', "/"));
     let option = spec
         .initialization_options
         .as_ref()
-        .and_then(|o| o.get(key))
+        .and_then(|o| o.pointer(&pointer))
         .cloned()
         .unwrap_or(Value::Null);
     [option, spec.setting(Some(&format!("rust-analyzer.{key}")))]
@@ -315,6 +327,17 @@ mod tests {
             json!({ "rust-analyzer": { "checkOnSave": { "enable": false } } });
         reconcile_project_wide(&mut off_in_settings);
         assert!(!off_in_settings.wait.check_after_save());
+
+        let mut one_crate = rust_analyzer_spec();
+        one_crate.settings = json!({ "rust-analyzer": { "check": { "workspace": false } } });
+        reconcile_project_wide(&mut one_crate);
+        assert!(!one_crate.wait.check_after_save());
+
+        let mut one_crate_in_options = rust_analyzer_spec();
+        one_crate_in_options.initialization_options =
+            Some(json!({ "checkOnSave": true, "check": { "workspace": false } }));
+        reconcile_project_wide(&mut one_crate_in_options);
+        assert!(!one_crate_in_options.wait.check_after_save());
 
         let mut not_project_wide = rust_analyzer_spec();
         super::super::set_project_wide(&mut not_project_wide, false).expect("it has the mode");
