@@ -59,9 +59,9 @@ pub fn probes(
     for s in enabled {
         if s.wait.workspace_analysis() {
             files.extend(crate::dependents::any_file(workspace, &s.extensions));
-        } else if s.coverage.dependents == crate::servers::Dependents::Project {
-            // Only where it is the server checking the project's files (TypeScript 7,
-            // not typescript-language-server, chosen for them).
+        } else if crate::servers::asks_by_project(s) {
+            // Only where it is the server checking the project's files (TypeScript 7
+            // or typescript-language-server, whichever is chosen for them).
             let project = crate::servers::whole_project(s, workspace).unwrap_or_default();
             let checks = project.first().is_some_and(|f| {
                 crate::config::servers_for(servers, f, workspace)

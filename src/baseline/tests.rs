@@ -181,6 +181,16 @@ fn the_key_changes_with_the_server_and_its_settings() {
     let old = tree.key(&local);
     fs::write(&program, "#!/bin/sh\necho 1.1\n").expect("write");
     assert_ne!(old, tree.key(&local), "the server's version");
+
+    // A program it runs besides (a pinned tsserver), upgraded in place.
+    let tsserver = bin.join("tsserver.js");
+    fs::write(&tsserver, "// 6.0.3\n").expect("write");
+    let mut pinned = local.clone();
+    pinned.initialization_options =
+        Some(serde_json::json!({"tsserver": {"path": tsserver.display().to_string()}}));
+    let before_upgrade = tree.key(&pinned);
+    fs::write(&tsserver, "// 6.0.4 and more\n").expect("write");
+    assert_ne!(before_upgrade, tree.key(&pinned), "the tsserver's version");
 }
 
 #[test]

@@ -163,16 +163,22 @@ fn seen_by(spec: &ServerSpec, path: &Path) -> bool {
         || LOCK_FILES.contains(&name)
 }
 
-/// The program that would run as the server: where it is, its size and time, and
-/// the version its package names (an npm script's own file rarely changes when the
-/// package does).
+/// The program that would run as the server, and those it runs besides (a pinned
+/// tsserver): where each is, its size and time, and the version its package names
+/// (an npm script's own file rarely changes when the package does).
 fn server_identity(spec: &ServerSpec) -> String {
     let Some(path) = crate::config::which(&spec.command) else {
         return format!("{} not found", spec.command);
     };
-    let real = path.canonicalize().unwrap_or(path);
-    let version = crate::servers::version::from_package(&real).unwrap_or_default();
-    format!("{} {} {}", real.display(), stamp(&real), version)
+    std::iter::once(path)
+        .chain(crate::servers::runs_besides(spec))
+        .map(|path| {
+            let real = path.canonicalize().unwrap_or(path);
+            let version = crate::servers::version::from_package(&real).unwrap_or_default();
+            format!("{} {} {}", real.display(), stamp(&real), version)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the server reads outside the files of its tree, as lines: the entries of the

@@ -97,7 +97,8 @@ pub(super) fn compare(
         // give in this run: every file it now says otherwise of.
         let elsewhere = g.uses_stored_baseline() || (g.seen && g.spec.wait.reports_unopened());
         if has_change && elsewhere {
-            dependents.extend(differing(pool, s, &g.dependents, before));
+            let whole = super::stored::whole_view(g, tracked);
+            dependents.extend(differing(pool, s, &g.dependents, before, whole));
             dependents.extend(g.listed.iter().cloned());
         } else if has_change {
             dependents.extend(unsolicited(pool, s, sb, &g.dependents, before, edit_clock));
@@ -153,8 +154,17 @@ fn classify(
 
 /// For a server started after the edit with a stored before view (it has only seen
 /// the tree after it, so everything it says is about the edit): every file whose
-/// diagnostics differ from that view, one it has nothing to say of now included.
-fn differing(pool: &Pool, s: ServerId, asked: &[PathBuf], before: &Before) -> Vec<PathBuf> {
+/// diagnostics differ from that view; where its after view is `whole` (every file's),
+/// one it has nothing to say of now included. Where it is not (the scan's dependents
+/// asked of typescript-language-server), a file it was not asked about is not one
+/// it has nothing to say of.
+fn differing(
+    pool: &Pool,
+    s: ServerId,
+    asked: &[PathBuf],
+    before: &Before,
+    whole: bool,
+) -> Vec<PathBuf> {
     let server = pool.server(s);
     let said = server
         .diagnostics()
@@ -163,7 +173,7 @@ fn differing(pool: &Pool, s: ServerId, asked: &[PathBuf], before: &Before) -> Ve
     let stored = before
         .held
         .keys()
-        .filter(|(b, _)| *b == s)
+        .filter(|(b, _)| *b == s && whole)
         .map(|(_, p)| p.clone());
     let mut out: Vec<PathBuf> = said
         .chain(stored)

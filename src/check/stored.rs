@@ -18,14 +18,15 @@ use super::servers::{self, Group};
 use super::{Context, Kind};
 
 /// Whether group `g`'s server may take or leave a stored baseline in this run: one
-/// started for it alone, analysing its whole workspace or asked about every file of
-/// its project (TypeScript 7: its after view is then every file's, see
-/// [`whole_view`]), in a run that shows it the disk or a review (a dry run's or a
-/// rejected edit's after view is not the disk's), with no configuration edited (its
-/// server is started afresh for that, see `configuration`).
+/// started for it alone, analysing its whole workspace or able to be asked about
+/// every file of its project (the TypeScript servers: a run's after view is then
+/// every file's when it asked about them all, see [`whole_view`]), in a run that
+/// shows it the disk or a review (a dry run's or a rejected edit's after view is not
+/// the disk's), with no configuration edited (its server is started afresh for
+/// that, see `configuration`).
 fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
-        && (g.spec.wait.workspace_analysis() || g.spec.coverage.dependents == Dependents::Project)
+        && (g.spec.wait.workspace_analysis() || crate::servers::asks_by_project(&g.spec))
         && !ctx.options.dry_run
         && !ctx.options.reject
         && g.configuration.is_empty()
@@ -71,15 +72,16 @@ pub(super) fn look_up(
 }
 
 /// Whether the run's after view of group `g` is of every file its server sees: so
-/// for a server analysing its whole workspace; for one asked about every file of its
-/// project, when every file of it was a file of the run or a dependent asked about
-/// (a project too large to ask about whole has the scan's dependents instead, and
-/// a check of files as they are, `baseline`'s, asks about its files alone).
-fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
+/// for a server analysing its whole workspace; for one that can be asked about every
+/// file of its project, when every file of it was a file of the run or a dependent
+/// asked about: TypeScript 7's after an edit (not for a project too large to ask
+/// about whole: the scan's dependents then), either's in `baseline`'s check of them
+/// all.
+pub(super) fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
     if g.spec.wait.workspace_analysis() {
         return true;
     }
-    if g.spec.coverage.dependents != Dependents::Project {
+    if !crate::servers::asks_by_project(&g.spec) {
         return false;
     }
     let Some(project) = crate::servers::whole_project(&g.spec, &g.root) else {
@@ -135,6 +137,15 @@ pub(super) fn start_after_edit(
                 before
                     .asked
                     .insert((s, path.clone()), found.of(&g.root, path));
+            }
+        }
+        // The scan's dependents are shown as they are, and asked about after the
+        // edit (`notify`), as in a run without a stored view.
+        if g.spec.coverage.dependents == Dependents::Scan {
+            for d in &g.dependents {
+                if let Ok(text) = crate::regular::read_to_string(d) {
+                    before.dependent_text.insert(d.clone(), text);
+                }
             }
         }
         g.before_server = Some(s);

@@ -40,7 +40,7 @@ pub use clangd::project_units;
 pub use quirks::Quirks;
 pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;
-pub use typescript::{files_to_pull, whole_project};
+pub use typescript::{asks_by_project, files_to_pull, runs_besides, whole_project};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -299,3 +299,68 @@ fn lspgate_baseline_stores_typescript_7s_for_the_next_cold_edit() {
     assert_eq!(before_of_server(&broken, "tsgo"), "stored", "{broken}");
     assert_breaking_report_of(&broken, &TSGO);
 }
+
+/// typescript-language-server stores one where a run asked tsserver about every file
+/// of the project: `baseline`'s check of them all, or an edit whose likely dependents
+/// are all the others. A cold edit asking about fewer stores nothing (the next run is
+/// made as without one), and a file it did not ask about is not taken for one whose
+/// old error is fixed.
+#[test]
+fn lspgate_baseline_stores_typescript_language_servers_for_the_cold_edits_after() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let (test, _) = cached(&TSLS);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    assert!(
+        made.notes()
+            .iter()
+            .any(|n| n.contains("stored a baseline of typescript-language-server")),
+        "{made}"
+    );
+    let tsls = "typescript-language-server";
+    // b.ts is nobody's import: c.ts, with its old error, is not asked about.
+    let quiet = made
+        .again()
+        .args([
+            "edit",
+            "b.ts",
+            "--old",
+            "greet(\"b\")",
+            "--new",
+            "greet(\"bb\")",
+        ])
+        .args(["--format", "json"])
+        .args(WAITS)
+        .run();
+    assert_eq!(before_of_server(&quiet, tsls), "stored", "{quiet}");
+    quiet.assert_code(0);
+    assert_eq!(
+        quiet.json()["summary"]["fixed"],
+        0,
+        "c.ts's old error taken as fixed\n{quiet}"
+    );
+    let back = quiet
+        .again()
+        .args([
+            "edit",
+            "b.ts",
+            "--old",
+            "greet(\"bb\")",
+            "--new",
+            "greet(\"b\")",
+        ])
+        .args(["--format", "json"])
+        .args(WAITS)
+        .run();
+    assert_eq!(
+        before_of_server(&back, tsls),
+        "server",
+        "a view of one file stored\n{back}"
+    );
+    back.assert_code(0);
+    // Back at the tree `baseline` stored; a.ts's likely dependents are every other
+    // file, so the breaking edit's view is stored too, for its undoing.
+    stored_along_a_chain(back, &TSLS, tsls);
+}

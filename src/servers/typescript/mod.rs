@@ -156,6 +156,26 @@ pub fn whole_project(spec: &ServerSpec, root: &std::path::Path) -> Option<Vec<st
     project::project_files_with(root, &spec.extensions)
 }
 
+/// Whether `spec`'s server can be asked about every file of its project by listing
+/// them ([`whole_project`]): TypeScript 7, whose dependents are its project's files,
+/// and typescript-language-server, whose tsserver a warm daemon pulls them from
+/// between runs (`project-wide` off: neither).
+pub fn asks_by_project(spec: &ServerSpec) -> bool {
+    spec.coverage.dependents == Dependents::Project || spec.coverage.idle_pulls > 0
+}
+
+/// The programs `spec`'s server runs besides its command, whose version decides what
+/// it says: typescript-language-server's pinned tsserver (`pin_tsserver`).
+pub fn runs_besides(spec: &ServerSpec) -> Vec<std::path::PathBuf> {
+    spec.initialization_options
+        .as_ref()
+        .and_then(|o| o.pointer("/tsserver/path"))
+        .and_then(|p| p.as_str())
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .collect()
+}
+
 /// ESLint's configuration files, flat and legacy.
 const ESLINT_CONFIGS: &[&str] = &[
     "eslint.config.js",
