@@ -123,9 +123,9 @@ pub enum Command {
     /// Store the diagnostics of the tree as it is, for later cold runs: a run whose
     /// before tree has a stored baseline has its servers analyse the project once,
     /// after the edit (a CI cache keyed on the base commit holds one). For the servers
-    /// that analyse their whole workspace (pyright, basedpyright, gopls) and the
-    /// TypeScript servers (every file of the project asked about); always without a
-    /// daemon.
+    /// that analyse or check their whole workspace (pyright, basedpyright, gopls,
+    /// rust-analyzer) and the TypeScript servers (every file of the project asked
+    /// about); always without a daemon.
     Baseline {
         #[command(flatten)]
         report: ReportArgs,

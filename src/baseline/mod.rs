@@ -4,9 +4,9 @@
 //! before view from it and has its servers analyse the project once, after the edit.
 //!
 //! Only a server whose after view covers its whole tree stores one (pyright and
-//! basedpyright analysing their workspace publish every file, gopls every package's;
-//! TypeScript 7 is asked about every file of its project), and only after a
-//! complete run: the after view of one run is the before view of the next.
+//! basedpyright analysing their workspace publish every file, gopls every package's,
+//! rust-analyzer's `cargo check --workspace` every crate's; the TypeScript servers
+//! when asked about every file of their project), and only after a complete run: the after view of one run is the before view of the next.
 //! A file that cannot be read, is cut short, or does not hold the key it was looked
 //! up by is ignored, with a note.
 
@@ -57,7 +57,9 @@ pub fn probes(
     let enabled = servers.iter().filter(|s| !s.disabled);
     let mut files: Vec<PathBuf> = Vec::new();
     for s in enabled {
-        if s.wait.workspace_analysis() {
+        if s.wait.workspace_analysis() || s.wait.check_after_save() {
+            // rust-analyzer's `cargo check` is of the whole workspace, set up as for
+            // one written edit (`Context::makes_baseline`).
             files.extend(crate::dependents::any_file(workspace, &s.extensions));
         } else if crate::servers::asks_by_project(s) {
             // Only where it is the server checking the project's files (TypeScript 7

@@ -90,6 +90,18 @@ impl Tree {
         }
     }
 
+    /// This tree with its root's lock files as they are on disk now: a server's build
+    /// tool may write one while it loads the project (rust-analyzer's `cargo
+    /// metadata` writes a missing `Cargo.lock`), and the view it then gave is of the
+    /// tree with that file, as the next run reads it.
+    pub fn with_lock_files_on_disk(&mut self) {
+        for name in LOCK_FILES {
+            let path = self.root.join(name);
+            let bytes = crate::regular::read(&path).ok();
+            self.with(&path, bytes.as_deref());
+        }
+    }
+
     /// How many files the tree holds.
     pub fn files(&self) -> usize {
         self.files.len()

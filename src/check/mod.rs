@@ -57,6 +57,11 @@ pub struct Context {
     /// so a server started for it may be set up for this one edit
     /// (`servers::for_one_written_edit`).
     pub one_run: bool,
+    /// The run checks the tree as it is to store its baseline (`lspgate baseline`):
+    /// a server started for it alone is set up as for one written edit, so that
+    /// rust-analyzer's `cargo check` of the tree is its whole view
+    /// (`servers::for_one_written_edit`).
+    pub makes_baseline: bool,
     /// What the run asks of the daemon's views of the tree (`lsp::SeenView`).
     pub views: Views,
     /// That view, where the daemon still holds it: the before view of each server it
@@ -125,8 +130,7 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         skipped,
         mut notes,
     } = resolved;
-    stored::look_up(ctx, &mut groups, &tracked, kind, &mut notes);
-    stored::connect_before_edit(pool, &mut groups, &tracked, &mut notes);
+    stored::connect_before_edit(pool, ctx, (&mut groups, &tracked), kind, &mut notes);
     if !kind.before_is_disk || (kind.is_edit && !write_now) {
         servers::forget_views(pool, &groups);
     }
@@ -175,7 +179,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
         kind,
     );
     notes.extend(verdict.notes);
-    let (server_reports, incomplete) = server_reports(&groups, &tracked, &notes, on_disk);
+    let (server_reports, incomplete) =
+        server_reports(&groups, &tracked, &notes, on_disk || ctx.makes_baseline);
     let outcome = crate::model::outcome(&compared.files, opts.fail_on, incomplete);
     stored::keep(pool, ctx, (&groups, &tracked), kind, incomplete, &mut notes);
     crate::model::keep_severity(&mut compared.files, opts.severity, opts.fail_on);
@@ -213,7 +218,8 @@ pub fn run(pool: &mut Pool, ctx: &Context, job: Job) -> Result<Report, EditError
 }
 
 /// Each group's server report, and whether the run is incomplete: it is when any
-/// reason says so, in the notes or a server's report.
+/// reason says so, in the notes or a server's report. `on_disk`: the servers checked
+/// the tree on disk (an edit written, a review of it, `baseline`'s tree as it is).
 fn server_reports(
     groups: &[servers::Group],
     tracked: &[files::Tracked],

@@ -130,8 +130,8 @@ pub(super) struct Resolved {
 }
 
 /// Each file's server and root, grouped by server instance. A server started for
-/// this run alone, to check an edit `written` to disk that creates no file, is set up
-/// for that (`servers::for_one_written_edit`).
+/// this run alone, to check an edit `written` to disk that creates no file, or the
+/// tree as it is for `baseline`, is set up for that (`servers::for_one_written_edit`).
 /// A change in a monorepo lspgate cannot map (`workspace::Unmapped`) is not checked
 /// in the other packages.
 pub(super) fn resolve(
@@ -201,7 +201,7 @@ pub(super) fn resolve(
     if has_change {
         note_packages_outside(ctx, &mut out);
     }
-    if ctx.one_run && written {
+    if ctx.one_run && (written || ctx.makes_baseline) {
         for g in &mut out.groups {
             if !g.files.iter().any(|&i| tracked[i].appears()) {
                 crate::servers::for_one_written_edit(&mut g.spec, &g.root);

@@ -18,15 +18,19 @@ use super::servers::{self, Group};
 use super::{Context, Kind};
 
 /// Whether group `g`'s server may take or leave a stored baseline in this run: one
-/// started for it alone, analysing its whole workspace or able to be asked about
-/// every file of its project (the TypeScript servers: a run's after view is then
-/// every file's when it asked about them all, see [`whole_view`]), in a run that
+/// started for it alone, analysing its whole workspace, checking it after the save
+/// of one written edit with rustc's word alone (rust-analyzer's `disk_only`), or able
+/// to be asked about every file of its project (the TypeScript servers: a run's
+/// after view is then every file's when it asked about them all, see
+/// [`whole_view`]), in a run that
 /// shows it the disk or a review (a dry run's or a rejected edit's after view is not
 /// the disk's), with no configuration edited (its server is started afresh for
 /// that, see `configuration`).
 fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
-        && (g.spec.wait.workspace_analysis() || crate::servers::asks_by_project(&g.spec))
+        && (g.spec.wait.workspace_analysis()
+            || g.spec.wait.disk_only()
+            || crate::servers::asks_by_project(&g.spec))
         && !ctx.options.dry_run
         && !ctx.options.reject
         && g.configuration.is_empty()
@@ -34,7 +38,7 @@ fn eligible(ctx: &Context, g: &Group) -> bool {
 
 /// Read each eligible group's before tree and look up its stored baseline; a file
 /// that cannot be used is named in a note and left alone.
-pub(super) fn look_up(
+fn look_up(
     ctx: &Context,
     groups: &mut [Group],
     tracked: &[Tracked],
@@ -72,13 +76,15 @@ pub(super) fn look_up(
 }
 
 /// Whether the run's after view of group `g` is of every file its server sees: so
-/// for a server analysing its whole workspace; for one that can be asked about every
+/// for a server analysing its whole workspace, and for rust-analyzer checking one
+/// written edit with `cargo check --workspace` alone (`disk_only`: rustc's word on
+/// every file of every crate, its own analysis off); for one that can be asked about every
 /// file of its project, when every file of it was a file of the run or a dependent
 /// asked about: TypeScript 7's after an edit (not for a project too large to ask
 /// about whole: the scan's dependents then), either's in `baseline`'s check of them
 /// all.
 pub(super) fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
-    if g.spec.wait.workspace_analysis() {
+    if g.spec.wait.workspace_analysis() || g.spec.wait.disk_only() {
         return true;
     }
     if !crate::servers::asks_by_project(&g.spec) {
@@ -96,14 +102,17 @@ pub(super) fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
     project.iter().all(|f| asked.contains(f.as_path()))
 }
 
-/// Connect the servers of every group but those whose before view is stored: they
-/// start once the edit is written ([`start_after_edit`]).
+/// Look up the groups' stored baselines ([`look_up`]), and connect the servers of
+/// every group but those whose before view is stored: they start once the edit is
+/// written ([`start_after_edit`]).
 pub(super) fn connect_before_edit(
     pool: &mut Pool,
-    groups: &mut [Group],
-    tracked: &[Tracked],
+    ctx: &Context,
+    (groups, tracked): (&mut [Group], &[Tracked]),
+    kind: Kind,
     notes: &mut Vec<Note>,
 ) {
+    look_up(ctx, groups, tracked, kind, notes);
     let now = groups.iter_mut().filter(|g| !g.uses_stored_baseline());
     servers::connect(pool, now, tracked, notes);
 }
@@ -182,6 +191,7 @@ pub(super) fn keep(
         for t in tracked {
             tree.with(&t.path, t.after.as_deref().map(str::as_bytes));
         }
+        tree.with_lock_files_on_disk();
         let mut stored = Stored::default();
         for path in server.diagnostics().files() {
             let diagnostics = server.diagnostics_of(path);

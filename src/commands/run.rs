@@ -76,6 +76,7 @@ pub fn reporting_run(
         servers: loaded.servers,
         options: options.clone(),
         one_run: false,
+        makes_baseline: is_baseline,
         views: changes
             .as_ref()
             .map_or(check::Views::None, |c| check::Views::Keep { named: c.seen }),

@@ -495,6 +495,7 @@ impl Daemon {
             servers: req.servers,
             options: req.options,
             one_run: false,
+            makes_baseline: false,
             views: req.views,
             seen: req.views.named().and_then(|id| self.seen.get(id)),
         };

@@ -364,3 +364,23 @@ fn lspgate_baseline_stores_typescript_language_servers_for_the_cold_edits_after(
     // file, so the breaking edit's view is stored too, for its undoing.
     stored_along_a_chain(back, &TSLS, tsls);
 }
+
+/// rust-analyzer, checking one written edit with `cargo check --workspace` alone, has
+/// rustc's word on every file: that view is stored, and `baseline` makes one the same
+/// way (its check of the tree as it is).
+#[test]
+fn rust_analyzer_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_edits() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let (test, _) = cached(&RUST_ANALYZER);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    assert!(
+        made.notes()
+            .iter()
+            .any(|n| n.contains("stored a baseline of rust-analyzer")),
+        "{made}"
+    );
+    stored_along_a_chain(made, &RUST_ANALYZER, "rust-analyzer");
+}
