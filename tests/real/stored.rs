@@ -384,3 +384,37 @@ fn rust_analyzer_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_e
     );
     stored_along_a_chain(made, &RUST_ANALYZER, "rust-analyzer");
 }
+
+/// A module deleted in a cold run with a stored before view: rust-analyzer, started
+/// once the deletion is on disk, is told of no change (it saw none) and asked for no
+/// check while it loads, which it would cancel; its own check at start finds the
+/// `mod` line that names the file gone.
+#[test]
+fn a_rust_module_deleted_with_a_stored_baseline_breaks_its_mod_line() {
+    if !installed(&RUST_ANALYZER) {
+        return;
+    }
+    let (test, _) = cached(&RUST_ANALYZER);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    let b = fs::read_to_string(made.workspace().join("src/b.rs")).expect("read b.rs");
+    let mut patch = String::from("--- a/src/b.rs\n+++ /dev/null\n");
+    patch.push_str(&format!("@@ -1,{} +0,0 @@\n", b.lines().count()));
+    for line in b.lines() {
+        patch.push_str(&format!("-{line}\n"));
+    }
+    let out = made
+        .again()
+        .args(["patch", "-", "--format", "json"])
+        .args(WAITS)
+        .stdin(patch)
+        .run();
+    assert_eq!(before_of_server(&out, "rust-analyzer"), "stored", "{out}");
+    out.assert_code(1);
+    assert!(
+        json_diagnostics_at(&out.json(), "src/lib.rs", 2)
+            .iter()
+            .any(|d| d["new"] == true),
+        "no new error at `pub mod b;`\n{out}"
+    );
+}
