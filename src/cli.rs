@@ -124,8 +124,8 @@ pub enum Command {
     /// before tree has a stored baseline has its servers analyse the project once,
     /// after the edit (a CI cache keyed on the base commit holds one). For the servers
     /// that analyse or check their whole workspace (pyright, basedpyright, gopls,
-    /// rust-analyzer) and the TypeScript servers (every file of the project asked
-    /// about); always without a daemon.
+    /// rust-analyzer) and the TypeScript servers and clangd (every file of the
+    /// project asked about); always without a daemon.
     Baseline {
         #[command(flatten)]
         report: ReportArgs,

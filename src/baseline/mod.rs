@@ -6,7 +6,7 @@
 //! Only a server whose after view covers its whole tree stores one (pyright and
 //! basedpyright analysing their workspace publish every file, gopls every package's,
 //! rust-analyzer's `cargo check --workspace` every crate's; the TypeScript servers
-//! when asked about every file of their project), and only after a complete run: the after view of one run is the before view of the next.
+//! and clangd when asked about every file of their project), and only after a complete run: the after view of one run is the before view of the next.
 //! A file that cannot be read, is cut short, or does not hold the key it was looked
 //! up by is ignored, with a note.
 
@@ -61,9 +61,9 @@ pub fn probes(
             // rust-analyzer's `cargo check` is of the whole workspace, set up as for
             // one written edit (`Context::makes_baseline`).
             files.extend(crate::dependents::any_file(workspace, &s.extensions));
-        } else if crate::servers::asks_by_project(s) {
-            // Only where it is the server checking the project's files (TypeScript 7
-            // or typescript-language-server, whichever is chosen for them).
+        } else if crate::servers::lists_its_project(s) {
+            // Only where it is the server checking the project's files (of the
+            // TypeScript servers, the one chosen for them).
             let project = crate::servers::whole_project(s, workspace).unwrap_or_default();
             let checks = project.first().is_some_and(|f| {
                 crate::config::servers_for(servers, f, workspace)
@@ -79,8 +79,8 @@ pub fn probes(
     files.dedup();
     if files.is_empty() {
         return Err(crate::edit::EditError::Other(format!(
-            "baseline: no file in {} that a server storing baselines checks (one analysing its \
-             whole workspace, or TypeScript 7); nothing to store",
+            "baseline: no file in {} that a server storing baselines checks (see `lspgate \
+             baseline --help`); nothing to store",
             workspace.display()
         )));
     }

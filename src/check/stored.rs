@@ -30,7 +30,7 @@ fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
         && (g.spec.wait.workspace_analysis()
             || g.spec.wait.disk_only()
-            || crate::servers::asks_by_project(&g.spec))
+            || crate::servers::lists_its_project(&g.spec))
         && !ctx.options.dry_run
         && !ctx.options.reject
         && g.configuration.is_empty()
@@ -87,7 +87,7 @@ pub(super) fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
     if g.spec.wait.workspace_analysis() || g.spec.wait.disk_only() {
         return true;
     }
-    if !crate::servers::asks_by_project(&g.spec) {
+    if !crate::servers::lists_its_project(&g.spec) {
         return false;
     }
     let Some(project) = crate::servers::whole_project(&g.spec, &g.root) else {

@@ -40,7 +40,7 @@ pub use clangd::project_units;
 pub use quirks::Quirks;
 pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;
-pub use typescript::{asks_by_project, files_to_pull, runs_besides, whole_project};
+pub use typescript::{files_to_pull, runs_besides};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -662,6 +662,27 @@ pub fn launch(spec: &ServerSpec, program: &Path) -> Launch {
         clangd::adapt_launch(&mut launch, spec, program);
     }
     launch
+}
+
+/// Whether `spec`'s server can be asked about every file of its project by listing
+/// them ([`whole_project`]): the TypeScript servers, and clangd with `project-wide` on.
+pub fn lists_its_project(spec: &ServerSpec) -> bool {
+    typescript::lists_its_project(spec) || clangd::lists_its_project(spec)
+}
+
+/// Every file of `root`'s project `spec`'s server can be asked about, where it
+/// lists them ([`lists_its_project`]): a TypeScript project's files, clangd's units
+/// and the headers beside them. None where it does not, or there are more than it
+/// asks about.
+pub fn whole_project(spec: &ServerSpec, root: &Path) -> Option<Vec<PathBuf>> {
+    if !lists_its_project(spec) {
+        return None;
+    }
+    if spec.name == clangd::CLANGD {
+        clangd::whole_project(spec, root)
+    } else {
+        typescript::whole_project(spec, root)
+    }
 }
 
 /// Set up `spec` for a server at `root` that lives for one run of an edit written to

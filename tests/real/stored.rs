@@ -418,3 +418,24 @@ fn a_rust_module_deleted_with_a_stored_baseline_breaks_its_mod_line() {
         "no new error at `pub mod b;`\n{out}"
     );
 }
+
+/// clangd stores one where a run asked it about every file of its project (its
+/// units and headers): `baseline`'s check of them all, or an edit of a header every
+/// other file includes. A cold edit then builds each file it asks about once, after
+/// the edit.
+#[test]
+fn clangd_takes_its_before_view_from_a_baseline_along_a_chain_of_edits() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let (test, _) = cached(&CLANGD);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    assert!(
+        made.notes()
+            .iter()
+            .any(|n| n.contains("stored a baseline of clangd")),
+        "{made}"
+    );
+    stored_along_a_chain(made, &CLANGD, "clangd");
+}

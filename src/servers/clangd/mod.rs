@@ -163,9 +163,89 @@ pub fn project_units(spec: &ServerSpec, root: &Path) -> Result<Vec<PathBuf>, Str
     Ok(units.into_iter().collect())
 }
 
+/// Whether clangd is asked about every file of its project where a run can ([`whole_project`]):
+/// with `project-wide` on, as a warm daemon opens its units.
+pub(super) fn lists_its_project(spec: &ServerSpec) -> bool {
+    spec.name == CLANGD && spec.coverage.open_units > 0
+}
+
+/// Files under a root clangd's project may list, at most: more, and it is not
+/// listed whole.
+const MAX_FILES: usize = 2000;
+
+/// Every file of clangd's project at `root`: the units of its compilation database
+/// (with `compile_flags.txt` instead, every source file under the root) and every
+/// header of its extensions under the root (a header's own diagnostics are what
+/// clangd says of it opened). None without either, or with more than [`MAX_FILES`].
+pub(super) fn whole_project(spec: &ServerSpec, root: &Path) -> Option<Vec<PathBuf>> {
+    let units = project_units(spec, root).ok();
+    if units.is_none() && !root.join("compile_flags.txt").is_file() {
+        return None;
+    }
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let wanted: Vec<&str> = languages::C
+        .iter()
+        .filter(|e| spec.extensions.iter().any(|x| x == e.ext))
+        .filter(|e| e.included || units.is_none())
+        .map(|e| e.ext)
+        .collect();
+    let mut files: BTreeSet<PathBuf> = units.unwrap_or_default().into_iter().collect();
+    for entry in ignore::WalkBuilder::new(&root)
+        .hidden(true)
+        .build()
+        .flatten()
+    {
+        let path = entry.path();
+        let wanted = entry.file_type().is_some_and(|t| t.is_file())
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| wanted.contains(&e));
+        if wanted {
+            files.insert(path.to_path_buf());
+            if files.len() > MAX_FILES {
+                return None;
+            }
+        }
+    }
+    Some(files.into_iter().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn its_whole_project_is_its_units_and_every_header() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical temp dir");
+        for f in ["a.c", "b.c", "inc/a.h", "tool.c"] {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(&path, "int x;\n").expect("write");
+        }
+        let spec = clangd();
+        assert_eq!(whole_project(&spec, &root), None, "no database, no flags");
+        std::fs::write(root.join("compile_flags.txt"), "-Iinc\n").expect("write flags");
+        let every = ["a.c", "b.c", "inc/a.h", "tool.c"]
+            .map(|f| root.join(f))
+            .to_vec();
+        assert_eq!(whole_project(&spec, &root), Some(every));
+        let db = json!([
+            { "directory": root, "file": "a.c", "command": "cc a.c" },
+            { "directory": root, "file": "b.c", "command": "cc b.c" },
+        ]);
+        std::fs::write(root.join("compile_commands.json"), db.to_string()).expect("write db");
+        let listed = ["a.c", "b.c", "inc/a.h"].map(|f| root.join(f)).to_vec();
+        assert_eq!(
+            whole_project(&spec, &root),
+            Some(listed),
+            "tool.c is no unit"
+        );
+        let mut off = clangd();
+        set_project_wide(&mut off, false);
+        assert!(!lists_its_project(&off));
+    }
 
     #[test]
     fn the_units_are_the_databases_files_inside_the_root_once_each() {

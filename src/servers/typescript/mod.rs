@@ -152,7 +152,10 @@ pub fn files_to_pull(
 /// Every file of `root`'s project that `spec`'s server is asked about when it asks
 /// about the whole project (`Dependents::Project`), or `None` when there are more
 /// than it asks about (the scan's dependents stand then).
-pub fn whole_project(spec: &ServerSpec, root: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
+pub(super) fn whole_project(
+    spec: &ServerSpec,
+    root: &std::path::Path,
+) -> Option<Vec<std::path::PathBuf>> {
     project::project_files_with(root, &spec.extensions)
 }
 
@@ -160,7 +163,7 @@ pub fn whole_project(spec: &ServerSpec, root: &std::path::Path) -> Option<Vec<st
 /// them ([`whole_project`]): TypeScript 7, whose dependents are its project's files,
 /// and typescript-language-server, whose tsserver a warm daemon pulls them from
 /// between runs (`project-wide` off: neither).
-pub fn asks_by_project(spec: &ServerSpec) -> bool {
+pub(super) fn lists_its_project(spec: &ServerSpec) -> bool {
     spec.coverage.dependents == Dependents::Project || spec.coverage.idle_pulls > 0
 }
 
