@@ -343,32 +343,14 @@ fn uv_members(dir: &Path) -> Option<Declared> {
     if !text.contains("tool.uv.workspace") && !text.contains("[tool.uv]") {
         return None;
     }
-    let doc: toml::Table = match text.parse() {
-        Ok(doc) => doc,
-        Err(e) if text.contains("tool.uv.workspace") => {
-            return Some((path, Err(format!("it does not parse ({})", e.message()))));
-        }
-        Err(_) => return None,
+    let workspace = |doc: &toml::Table| -> Option<toml::Table> {
+        doc.get("tool")?
+            .get("uv")?
+            .get("workspace")?
+            .as_table()
+            .cloned()
     };
-    let workspace = doc.get("tool")?.get("uv")?.get("workspace")?;
-    let list = |key: &str| -> Option<Vec<String>> {
-        match workspace.get(key) {
-            None => Some(Vec::new()),
-            Some(v) => v
-                .as_array()?
-                .iter()
-                .map(|s| s.as_str().map(str::to_string))
-                .collect(),
-        }
-    };
-    let globs = match (list("members"), list("exclude")) {
-        (Some(members), Some(exclude)) => Ok(members
-            .into_iter()
-            .chain(exclude.into_iter().map(|e| format!("!{e}")))
-            .collect()),
-        _ => Err("its `members` or `exclude` is not a list of globs".to_string()),
-    };
-    Some((path, globs))
+    toml_members(path, &text, "tool.uv.workspace", workspace, |_| None)
 }
 
 /// A Cargo workspace's `members` (minus `exclude`), and the root's own package when
@@ -379,14 +361,31 @@ fn cargo_members(dir: &Path) -> Option<Declared> {
     if !text.contains("workspace") {
         return None;
     }
+    let workspace = |doc: &toml::Table| doc.get("workspace")?.as_table().cloned();
+    let root_package = |doc: &toml::Table| doc.contains_key("package").then(|| ".".to_string());
+    toml_members(path, &text, "[workspace]", workspace, root_package)
+}
+
+/// The `members` and `exclude` (as `!` globs) of the workspace table `table` finds
+/// in the TOML manifest `text` at `path`, with the member `also` names beside them;
+/// `marker`, a text the manifest has when it means to declare one, makes one that
+/// does not parse unmapped rather than none.
+fn toml_members(
+    path: PathBuf,
+    text: &str,
+    marker: &str,
+    table: impl Fn(&toml::Table) -> Option<toml::Table>,
+    also: impl Fn(&toml::Table) -> Option<String>,
+) -> Option<Declared> {
     let doc: toml::Table = match text.parse() {
         Ok(doc) => doc,
-        Err(e) if text.contains("[workspace]") => {
+        Err(e) if text.contains(marker) => {
             return Some((path, Err(format!("it does not parse ({})", e.message()))));
         }
         Err(_) => return None,
     };
-    let workspace = doc.get("workspace")?.as_table()?;
+    let workspace = table(&doc)?;
+    let extra = also(&doc);
     let list = |key: &str| -> Option<Vec<String>> {
         match workspace.get(key) {
             None => Some(Vec::new()),
@@ -400,10 +399,10 @@ fn cargo_members(dir: &Path) -> Option<Declared> {
     let globs = match (list("members"), list("exclude")) {
         (Some(members), Some(exclude)) => Ok(members
             .into_iter()
-            .chain(doc.contains_key("package").then(|| ".".to_string()))
+            .chain(extra)
             .chain(exclude.into_iter().map(|e| format!("!{e}")))
             .collect()),
-        _ => Err("its `members` or `exclude` is not a list of paths".to_string()),
+        _ => Err("its `members` or `exclude` is not a list of globs".to_string()),
     };
     Some((path, globs))
 }
