@@ -1,10 +1,11 @@
-//! The units a warm daemon shows clangd between runs.
+//! The units (and headers) a warm daemon shows clangd between runs.
 //!
 //! clangd checks open files only and has no project-wide mode (see `servers::clangd`):
 //! the before view of a header's includers would be a build of each, and the edit a
 //! second one. So after a server's first run the daemon queues every unit of its
-//! project's compilation database (at most `coverage.open_units`) and opens them a
-//! few at a time, the next ones once clangd has published the last ones: what it
+//! project's compilation database, then, for a clangd that reads included files from
+//! the disk, the headers under its root ([`headers_beside`]), at most
+//! `coverage.open_units` in all, and opens them a few at a time, the next ones once clangd has published the last ones: what it
 //! says of them is the baseline of the next edit's dependents, and a run that comes
 //! meanwhile finds clangd busy with at most [`BUILDING`] of them, not all.
 
@@ -52,13 +53,24 @@ impl Units {
                     units.len()
                 )),
                 Ok(units) => {
+                    // One that builds includers from the headers it has open (clangd
+                    // 15 and later) is shown a header's old text when asked.
+                    let headers = if server.dependents_see_unsaved() {
+                        Vec::new()
+                    } else {
+                        headers_beside(server.spec(), server.root(), &units)
+                    };
+                    let room = max - units.len();
                     said.push(format!(
-                        "{}: opening the {} units of its project",
+                        "{}: opening the {} units of its project and {} of its {} headers",
                         server.name(),
-                        units.len()
+                        units.len(),
+                        headers.len().min(room),
+                        headers.len()
                     ));
                     let waiting = units
                         .into_iter()
+                        .chain(headers.into_iter().take(room))
                         .filter(|u| server.doc(u).is_none())
                         .collect();
                     self.queues.insert(
@@ -112,4 +124,25 @@ impl Units {
             !queue.waiting.is_empty() || !queue.building.is_empty()
         });
     }
+}
+
+/// The headers of `root`'s project besides its `units` (`servers::whole_project`),
+/// opened after them where clangd reads included files from the disk (clangd 14):
+/// what it says of a header opened is its before view, and a header including an
+/// edited one is a likely dependent. Without their word held, a change behind the
+/// daemon's back had every header asked with its old text, which clangd 14 built
+/// from the changed disk: lua's `lzio.h` renamed a type, and 4 of the 5 files it
+/// broke went unreported (exit 1, with a note); with them, 15 of 15. (clangd 19,
+/// shown the old text of the header asked, was exact without them, and slower with
+/// them: hook mode 1.43 s against 0.92 s.)
+fn headers_beside(
+    spec: &servers::ServerSpec,
+    root: &std::path::Path,
+    units: &[PathBuf],
+) -> Vec<PathBuf> {
+    servers::whole_project(spec, root)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| !units.contains(f))
+        .collect()
 }

@@ -229,6 +229,52 @@ fn clangd_never_passes_a_header_changed_on_disk() {
     broken.assert_code_in(&[1, 3]);
 }
 
+/// clangd 14 builds a header's includes from the disk. A header changed behind a
+/// warm daemon's back breaks a header that includes it: that header's before view
+/// is the word the daemon held (it opens the project's headers as well as its units
+/// for a clangd that reads the disk), not a build from the changed disk, so its break
+/// is new. Without the headers held, it was taken for old.
+#[test]
+fn clangd_14_a_header_changed_behind_breaks_the_header_including_it() {
+    if !installed(&CLANGD_14) {
+        return;
+    }
+    let test = workspace(&CLANGD_14, &[])
+        .file("buf.h", "typedef struct Buf {\n    int n;\n} Buf;\n")
+        .file(
+            "inc.h",
+            "#include \"buf.h\"\nstruct Holder {\n    Buf b;\n};\n",
+        )
+        .file(
+            "x.c",
+            "#include \"inc.h\"\n\nint size(struct Holder *h) { return h->b.n; }\n",
+        );
+    let dir = test.workspace().display().to_string();
+    let units: Vec<String> = ["a.c", "b.c", "c.c", "x.c"]
+        .iter()
+        .map(|f| format!("{{\"directory\": {dir:?}, \"file\": \"{f}\", \"arguments\": [\"cc\", \"-c\", \"{f}\"]}}"))
+        .collect();
+    let test = staged(test.file(
+        "compile_commands.json",
+        format!("[{}]\n", units.join(",\n")),
+    ))
+    .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let warm = test.args(["check", "x.c"]).args(&WAITS[1..]).run();
+    warm.assert_code(0);
+    let quiet = changed(warm.again());
+    quiet.assert_code(0);
+    let rename = Edit {
+        path: "buf.h",
+        old: "typedef struct Buf {\n    int n;\n} Buf;",
+        new: "typedef struct ZBuf {\n    int n;\n} ZBuf;",
+    };
+    write_behind(&quiet, &rename, false);
+    let broken = changed(quiet.again());
+    broken.assert_code(1);
+    assert_error_in(&broken, "project_diagnostics", "inc.h", 3);
+}
+
 /// The hooks of `integrations/` replayed as the harness runs them: its recorded JSON
 /// on stdin, through its shell, in the project directory, with lspgate on `PATH`; then
 /// what the harness hands the model is read back as the harness reads it.
