@@ -45,10 +45,10 @@ pub(super) fn judge(
         reasons.extend(before_missing(&before.missing));
     }
     if !written && kind.has_change {
-        reasons.extend(unsaved_dependents(pool, groups));
+        reasons.extend(unsaved_dependents(pool, groups, kind));
     }
     if !kind.before_is_disk {
-        reasons.extend(unresolvable(pool, groups, tracked));
+        reasons.extend(unresolvable(pool, groups, tracked, kind));
     }
     reasons.extend(packages_not_checked(groups, waits));
     Verdict {
@@ -237,11 +237,20 @@ fn before_missing(missing: &[PathBuf]) -> Option<RunReason> {
     })
 }
 
+/// Whether group `g`'s server saw the tree after the change alone, as it is on disk:
+/// started after it with a stored before view, in a review of the disk. What it
+/// reads of the disk is then the change, and its before view never came from it.
+fn after_tree_alone(g: &Group, kind: Kind) -> bool {
+    g.uses_stored_baseline() && kind.after_is_disk
+}
+
 /// clangd 14 builds a file's includes from the disk, not from open documents (15 and
 /// later are told to read them: `servers::Launch`): the dependents of a header change
 /// it has not seen written were re-read with the old header, and their "no change"
-/// proves nothing. One reason per server.
-fn unsaved_dependents(pool: &Pool, groups: &[Group]) -> Vec<RunReason> {
+/// proves nothing. One reason per server; none for one that saw the tree after the
+/// change alone ([`after_tree_alone`]: lua's clean header change reviewed with a
+/// stored baseline was exit 3 for nothing).
+fn unsaved_dependents(pool: &Pool, groups: &[Group], kind: Kind) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
@@ -249,6 +258,7 @@ fn unsaved_dependents(pool: &Pool, groups: &[Group]) -> Vec<RunReason> {
                 .is_some_and(|s| !pool.server(s).dependents_see_unsaved())
                 && !g.seen
                 && !g.dependents.is_empty()
+                && !after_tree_alone(g, kind)
         })
         .map(|g| RunReason::DependentsUnsaved {
             server: g.spec.name.clone(),
@@ -264,12 +274,14 @@ fn unsaved_dependents(pool: &Pool, groups: &[Group]) -> Vec<RunReason> {
 /// has seen the file gone (or there) before its word on the importers without the
 /// change can be asked, and a deleted module's broken imports passed as already there
 /// (rich and mobx in the corpus's hook mode, exit 0). Such a group's dependents are
-/// said not to be compared: one reason each.
-fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked]) -> Vec<RunReason> {
+/// said not to be compared: one reason each. Not for one that saw the tree after the
+/// change alone ([`after_tree_alone`]), whose before view did not come from it.
+fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked], kind: Kind) -> Vec<RunReason> {
     groups
         .iter()
         .filter(|g| {
             !g.seen
+                && !after_tree_alone(g, kind)
                 && g.server.is_some_and(|s| {
                     g.spec.wait.workspace_analysis() || !pool.server(s).hears_the_disk_from_us()
                 })

@@ -439,3 +439,45 @@ fn clangd_takes_its_before_view_from_a_baseline_along_a_chain_of_edits() {
     );
     stored_along_a_chain(made, &CLANGD, "clangd");
 }
+
+/// A review of a header change (`check --patch`) on disk, with clangd's before view
+/// stored: clangd, started on the tree after the change alone, builds the includers
+/// from the disk, which is the change, and its before view is the stored one. So the
+/// run is exact: a clean change exits 0, a breaking one 1, with no note that the
+/// includers were not rechecked (that note, and exit 3, are for clangd 14 shown a
+/// change it cannot read from the disk).
+#[test]
+fn clangd_reviews_a_header_change_on_disk_with_a_stored_baseline() {
+    if !installed(&CLANGD) {
+        return;
+    }
+    let (test, _) = cached(&CLANGD);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    let review = |last: Output, old: &str, new: &str| {
+        let path = last.workspace().join("a.h");
+        let text = fs::read_to_string(&path).expect("read a.h");
+        let (at, line) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(old))
+            .expect("the line to change");
+        fs::write(&path, text.replacen(old, new, 1)).expect("write a.h");
+        let n = at + 1;
+        let patch = format!(
+            "--- a/a.h\n+++ b/a.h\n@@ -{n} +{n} @@\n-{line}\n+{}\n",
+            line.replacen(old, new, 1)
+        );
+        last.again()
+            .args(["check", "--patch", "-", "--format", "json"])
+            .args(WAITS)
+            .stdin(patch)
+            .run()
+    };
+    let clean = review(made, "const char *name", "const char *who");
+    assert_eq!(before_of_server(&clean, "clangd"), "stored", "{clean}");
+    clean.assert_code(0);
+    let broken = review(clean, "const char *who)", "const char *who, int times)");
+    assert_eq!(before_of_server(&broken, "clangd"), "stored", "{broken}");
+    assert_breaking_report_of(&broken, &CLANGD);
+}
