@@ -18,6 +18,29 @@ fn cached(lang: &Lang) -> (Test, std::path::PathBuf) {
     (test.env("LSPGATE_CACHE_DIR", &cache), cache)
 }
 
+/// `lang`'s workspace with its own cache directory, and `lspgate baseline` run in it:
+/// exit 0 (the tree's diagnostics are its state, none new), and a note that
+/// `server`'s baseline was stored.
+fn baseline_made(lang: &Lang, server: &str) -> Output {
+    let (test, _) = cached(lang);
+    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
+    made.assert_code(0);
+    let said = format!("stored a baseline of {server}");
+    assert!(made.notes().iter().any(|n| n.contains(&said)), "{made}");
+    made
+}
+
+/// A patch deleting `rel` in `out`'s workspace.
+fn deletion(out: &Output, rel: &str) -> String {
+    let text = fs::read_to_string(out.workspace().join(rel)).expect("read the file to delete");
+    let mut patch = format!("--- a/{rel}\n+++ /dev/null\n");
+    patch.push_str(&format!("@@ -1,{} +0,0 @@\n", text.lines().count()));
+    for line in text.lines() {
+        patch.push_str(&format!("-{line}\n"));
+    }
+    patch
+}
+
 /// Where pyright's before view came from in a JSON report.
 fn before_of(out: &Output) -> String {
     before_of_server(out, "pyright")
@@ -231,12 +254,7 @@ fn a_module_deleted_with_a_stored_baseline_breaks_its_importers() {
     let (test, _) = python();
     let first = test.args(["check", "b.py"]).args(WAITS).run();
     first.assert_code(0);
-    let a = fs::read_to_string(first.workspace().join("a.py")).expect("read a.py");
-    let mut patch = String::from("--- a/a.py\n+++ /dev/null\n");
-    patch.push_str(&format!("@@ -1,{} +0,0 @@\n", a.lines().count()));
-    for line in a.lines() {
-        patch.push_str(&format!("-{line}\n"));
-    }
+    let patch = deletion(&first, "a.py");
     let out = first
         .again()
         .args(["patch", "-", "--format", "json"])
@@ -286,15 +304,7 @@ fn lspgate_baseline_stores_typescript_7s_for_the_next_cold_edit() {
     if !installed_with_7(&TSGO) {
         return;
     }
-    let (test, _) = cached(&TSGO);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
-    assert!(
-        made.notes()
-            .iter()
-            .any(|n| n.contains("stored a baseline of tsgo")),
-        "{made}"
-    );
+    let made = baseline_made(&TSGO, "tsgo");
     let broken = made.again().args(json_edit(&TSGO.breaking, false)).run();
     assert_eq!(before_of_server(&broken, "tsgo"), "stored", "{broken}");
     assert_breaking_report_of(&broken, &TSGO);
@@ -310,15 +320,7 @@ fn lspgate_baseline_stores_typescript_language_servers_for_the_cold_edits_after(
     if !installed(&TSLS) {
         return;
     }
-    let (test, _) = cached(&TSLS);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
-    assert!(
-        made.notes()
-            .iter()
-            .any(|n| n.contains("stored a baseline of typescript-language-server")),
-        "{made}"
-    );
+    let made = baseline_made(&TSLS, "typescript-language-server");
     let tsls = "typescript-language-server";
     // b.ts is nobody's import: c.ts, with its old error, is not asked about.
     let quiet = made
@@ -373,15 +375,7 @@ fn rust_analyzer_takes_its_before_view_from_a_stored_baseline_along_a_chain_of_e
     if !installed(&RUST_ANALYZER) {
         return;
     }
-    let (test, _) = cached(&RUST_ANALYZER);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
-    assert!(
-        made.notes()
-            .iter()
-            .any(|n| n.contains("stored a baseline of rust-analyzer")),
-        "{made}"
-    );
+    let made = baseline_made(&RUST_ANALYZER, "rust-analyzer");
     stored_along_a_chain(made, &RUST_ANALYZER, "rust-analyzer");
 }
 
@@ -394,15 +388,8 @@ fn a_rust_module_deleted_with_a_stored_baseline_breaks_its_mod_line() {
     if !installed(&RUST_ANALYZER) {
         return;
     }
-    let (test, _) = cached(&RUST_ANALYZER);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
-    let b = fs::read_to_string(made.workspace().join("src/b.rs")).expect("read b.rs");
-    let mut patch = String::from("--- a/src/b.rs\n+++ /dev/null\n");
-    patch.push_str(&format!("@@ -1,{} +0,0 @@\n", b.lines().count()));
-    for line in b.lines() {
-        patch.push_str(&format!("-{line}\n"));
-    }
+    let made = baseline_made(&RUST_ANALYZER, "rust-analyzer");
+    let patch = deletion(&made, "src/b.rs");
     let out = made
         .again()
         .args(["patch", "-", "--format", "json"])
@@ -428,15 +415,7 @@ fn clangd_takes_its_before_view_from_a_baseline_along_a_chain_of_edits() {
     if !installed(&CLANGD) {
         return;
     }
-    let (test, _) = cached(&CLANGD);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
-    assert!(
-        made.notes()
-            .iter()
-            .any(|n| n.contains("stored a baseline of clangd")),
-        "{made}"
-    );
+    let made = baseline_made(&CLANGD, "clangd");
     stored_along_a_chain(made, &CLANGD, "clangd");
 }
 
@@ -451,9 +430,7 @@ fn clangd_reviews_a_header_change_on_disk_with_a_stored_baseline() {
     if !installed(&CLANGD) {
         return;
     }
-    let (test, _) = cached(&CLANGD);
-    let made = test.args(["baseline"]).args(&WAITS[1..]).run();
-    made.assert_code(0);
+    let made = baseline_made(&CLANGD, "clangd");
     let review = |last: Output, old: &str, new: &str| {
         let path = last.workspace().join("a.h");
         let text = fs::read_to_string(&path).expect("read a.h");
