@@ -285,7 +285,7 @@ fn request_pulls(pool: &mut Pool, targets: &[Target]) {
         let failed = server
             .diagnostics()
             .unreadable(&t.path)
-            .is_some_and(|u| u.cause == Unknown::PullFailed && u.seq >= t.trigger);
+            .is_some_and(|u| u.cause == Unknown::PullFailed && u.answers(t.trigger));
         if stale && !failed {
             pool.pull(t.server, &t.path);
         }
@@ -487,12 +487,7 @@ fn unreadable<'p>(pool: &'p Pool, t: &Target) -> Option<&'p str> {
         (Some(got), Some(want)) => server.spec().wait.versioned_publish && got != want,
         _ => false,
     };
-    // A pull answers for the trigger when it was sent from it on, as in `freshness`.
-    let after = match skipped.cause {
-        Unknown::PullFailed => skipped.seq >= t.trigger,
-        Unknown::TooLarge => skipped.seq > t.trigger,
-    };
-    (after && !other_version).then_some(skipped.why.as_str())
+    (skipped.answers(t.trigger) && !other_version).then_some(skipped.why.as_str())
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! Only a server whose after view covers its whole tree stores one (pyright and
 //! basedpyright analysing their workspace publish every file, gopls every package's,
 //! rust-analyzer's `cargo check --workspace` every crate's; the TypeScript servers
-//! and clangd when asked about every file of their project), and only after a complete run: the after view of one run is the before view of the next.
+//! and clangd when asked about every file of their project), and only after a
+//! complete run: the after view of one run is the before view of the next.
 //! A file that cannot be read, is cut short, or does not hold the key it was looked
 //! up by is ignored, with a note.
 
@@ -46,10 +47,10 @@ impl Stored {
     }
 }
 
-/// `baseline`: one file of each enabled server that analyses its whole workspace (its
-/// after view is every file's), to check and so start it; every file of the project
-/// at the workspace's top of each server asked about its whole project (TypeScript
-/// 7), whose view is then every file's too. None is bad input.
+/// `baseline`: one file of each enabled server that analyses or checks its whole
+/// workspace (its after view is every file's), to check and so start it; every file
+/// of the project at the workspace's top of each server that lists its project
+/// (`servers::whole_project`), whose view is then every file's too. None is bad input.
 pub fn probes(
     workspace: &Path,
     servers: &[crate::servers::ServerSpec],
@@ -94,6 +95,9 @@ pub fn probes(
 pub struct ForRun {
     pub tree: Tree,
     pub found: Option<Stored>,
+    /// Whether the run's after view is of every file the server sees, once worked
+    /// out (`check::stored::whole_view`: it may walk the project).
+    pub whole: std::cell::OnceCell<bool>,
 }
 
 impl ForRun {

@@ -97,7 +97,9 @@ pub(super) fn compare(
         // give in this run: every file it now says otherwise of.
         let elsewhere = g.uses_stored_baseline() || (g.seen && g.spec.wait.reports_unopened());
         if has_change && elsewhere {
-            let whole = super::stored::whole_view(g, tracked);
+            // A view the daemon held is every file's it had its word on; a stored
+            // one, where the run's after view is every file's.
+            let whole = !g.uses_stored_baseline() || super::stored::whole_view(g, tracked);
             dependents.extend(differing(pool, s, &g.dependents, before, whole));
             dependents.extend(g.listed.iter().cloned());
         } else if has_change {

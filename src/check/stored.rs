@@ -20,12 +20,11 @@ use super::{Context, Kind};
 /// Whether group `g`'s server may take or leave a stored baseline in this run: one
 /// started for it alone, analysing its whole workspace, checking it after the save
 /// of one written edit with rustc's word alone (rust-analyzer's `disk_only`), or able
-/// to be asked about every file of its project (the TypeScript servers: a run's
-/// after view is then every file's when it asked about them all, see
-/// [`whole_view`]), in a run that
-/// shows it the disk or a review (a dry run's or a rejected edit's after view is not
-/// the disk's), with no configuration edited (its server is started afresh for
-/// that, see `configuration`).
+/// to be asked about every file of its project (the TypeScript servers, clangd: a
+/// run's after view is then every file's when it asked about them all, see
+/// [`whole_view`]), in a run that shows it the disk or a review (a dry run's or a
+/// rejected edit's after view is not the disk's), with no configuration edited (its
+/// server is started afresh for that, see `configuration`).
 fn eligible(ctx: &Context, g: &Group) -> bool {
     ctx.one_run
         && (g.spec.wait.workspace_analysis()
@@ -71,19 +70,31 @@ fn look_up(
         } else {
             None
         };
-        g.baseline = Some(ForRun { tree, found });
+        g.baseline = Some(ForRun {
+            tree,
+            found,
+            whole: std::cell::OnceCell::new(),
+        });
     }
 }
 
-/// Whether the run's after view of group `g` is of every file its server sees: so
-/// for a server analysing its whole workspace, and for rust-analyzer checking one
-/// written edit with `cargo check --workspace` alone (`disk_only`: rustc's word on
-/// every file of every crate, its own analysis off); for one that can be asked about every
-/// file of its project, when every file of it was a file of the run or a dependent
-/// asked about: TypeScript 7's after an edit (not for a project too large to ask
-/// about whole: the scan's dependents then), either's in `baseline`'s check of them
-/// all.
+/// Whether the run's after view of group `g` (one that may take or leave a stored
+/// baseline) is of every file its server sees: so for a server analysing its whole
+/// workspace, and for rust-analyzer checking one written edit with `cargo check
+/// --workspace` alone (`disk_only`: rustc's word on every file of every crate, its
+/// own analysis off); for one that can be asked about every file of its project,
+/// when every file of it was a file of the run or a dependent asked about:
+/// TypeScript 7's after an edit (not for a project too large to ask about whole: the
+/// scan's dependents then), any such server's in `baseline`'s check of them all.
+/// Worked out once a run, after its waits (it may walk the project).
 pub(super) fn whole_view(g: &Group, tracked: &[Tracked]) -> bool {
+    g.baseline
+        .as_ref()
+        .is_some_and(|b| *b.whole.get_or_init(|| asked_every_file(g, tracked)))
+}
+
+/// See [`whole_view`].
+fn asked_every_file(g: &Group, tracked: &[Tracked]) -> bool {
     if g.spec.wait.workspace_analysis() || g.spec.wait.disk_only() {
         return true;
     }

@@ -5,9 +5,10 @@
 //! second one. So after a server's first run the daemon queues every unit of its
 //! project's compilation database, then, for a clangd that reads included files from
 //! the disk, the headers under its root ([`headers_beside`]), at most
-//! `coverage.open_units` in all, and opens them a few at a time, the next ones once clangd has published the last ones: what it
-//! says of them is the baseline of the next edit's dependents, and a run that comes
-//! meanwhile finds clangd busy with at most [`BUILDING`] of them, not all.
+//! `coverage.open_units` in all, and opens them a few at a time, the next ones once
+//! clangd has published the last ones: what it says of them is the baseline of the
+//! next edit's dependents, and a run that comes meanwhile finds clangd busy with at
+//! most [`BUILDING`] of them, not all.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
@@ -126,7 +127,7 @@ impl Units {
     }
 }
 
-/// The headers of `root`'s project besides its `units` (`servers::whole_project`),
+/// The headers under `root` (`servers::project_headers`) but any of its `units`,
 /// opened after them where clangd reads included files from the disk (clangd 14):
 /// what it says of a header opened is its before view, and a header including an
 /// edited one is a likely dependent. Without their word held, a change behind the
@@ -140,7 +141,7 @@ fn headers_beside(
     root: &std::path::Path,
     units: &[PathBuf],
 ) -> Vec<PathBuf> {
-    servers::whole_project(spec, root)
+    servers::project_headers(spec, root)
         .unwrap_or_default()
         .into_iter()
         .filter(|f| !units.contains(f))

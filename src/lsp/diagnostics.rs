@@ -37,6 +37,17 @@ pub struct Unreadable {
     pub cause: Unknown,
 }
 
+impl Unreadable {
+    /// Whether it answers a change sent at pool clock `trigger`: a publish that came
+    /// after it, a pull sent from it on.
+    pub fn answers(&self, trigger: u64) -> bool {
+        match self.cause {
+            Unknown::PullFailed => self.seq >= trigger,
+            Unknown::TooLarge => self.seq > trigger,
+        }
+    }
+}
+
 /// Why an answer says nothing of its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unknown {

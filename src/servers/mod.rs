@@ -36,7 +36,7 @@ pub(crate) mod toolchain;
 pub(crate) mod typescript;
 pub(crate) mod version;
 
-pub use clangd::project_units;
+pub use clangd::{project_headers, project_units};
 pub use quirks::Quirks;
 pub use rust_analyzer::checks_at_start;
 pub use typescript::TSGO;

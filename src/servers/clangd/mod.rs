@@ -178,18 +178,38 @@ const MAX_FILES: usize = 2000;
 /// header of its extensions under the root (a header's own diagnostics are what
 /// clangd says of it opened). None without either, or with more than [`MAX_FILES`].
 pub(super) fn whole_project(spec: &ServerSpec, root: &Path) -> Option<Vec<PathBuf>> {
-    let units = project_units(spec, root).ok();
-    if units.is_none() && !root.join("compile_flags.txt").is_file() {
-        return None;
-    }
+    let units = match project_units(spec, root) {
+        Ok(units) => units,
+        Err(_) if root.join("compile_flags.txt").is_file() => {
+            return files_under(spec, root, |_| true);
+        }
+        Err(_) => return None,
+    };
+    let mut files: BTreeSet<PathBuf> = project_headers(spec, root)?.into_iter().collect();
+    files.extend(units);
+    (files.len() <= MAX_FILES).then(|| files.into_iter().collect())
+}
+
+/// Every header of clangd's extensions under `root`, sorted; None for more than
+/// [`MAX_FILES`].
+pub fn project_headers(spec: &ServerSpec, root: &Path) -> Option<Vec<PathBuf>> {
+    files_under(spec, root, |e| e.included)
+}
+
+/// The files under `root` of clangd's extensions that `take` takes, sorted; None for
+/// more than [`MAX_FILES`].
+fn files_under(
+    spec: &ServerSpec,
+    root: &Path,
+    take: impl Fn(&languages::Extension) -> bool,
+) -> Option<Vec<PathBuf>> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let wanted: Vec<&str> = languages::C
         .iter()
-        .filter(|e| spec.extensions.iter().any(|x| x == e.ext))
-        .filter(|e| e.included || units.is_none())
+        .filter(|e| spec.extensions.iter().any(|x| x == e.ext) && take(e))
         .map(|e| e.ext)
         .collect();
-    let mut files: BTreeSet<PathBuf> = units.unwrap_or_default().into_iter().collect();
+    let mut files = BTreeSet::new();
     for entry in ignore::WalkBuilder::new(&root)
         .hidden(true)
         .build()

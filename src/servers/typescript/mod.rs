@@ -143,7 +143,7 @@ pub fn files_to_pull(
     root: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     let max = spec.coverage.idle_pulls;
-    match project::project_files_with(root, &spec.extensions) {
+    match whole_project(spec, root) {
         Some(files) if files.len() <= max => Ok(files),
         _ => Err(format!("more than {max} files in its project")),
     }
