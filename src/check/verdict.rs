@@ -280,10 +280,14 @@ fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked], kind: Kind) 
     groups
         .iter()
         .filter(|g| {
-            !g.seen
-                && !after_tree_alone(g, kind)
+            // From a view the daemon held, the before view is sound, but a server that
+            // watches the disk itself may answer for the importers before it has seen
+            // the file gone: mobx's deleted module under typescript-language-server,
+            // hook mode with two busy loops, exit 0 in 1 of 2 runs.
+            !after_tree_alone(g, kind)
                 && g.server.is_some_and(|s| {
-                    g.spec.wait.workspace_analysis() || !pool.server(s).hears_the_disk_from_us()
+                    let own_watcher = !pool.server(s).hears_the_disk_from_us();
+                    own_watcher || (!g.seen && g.spec.wait.workspace_analysis())
                 })
         })
         .filter_map(|g| {
