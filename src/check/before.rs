@@ -114,7 +114,7 @@ pub(super) fn plan(ctx: &Context, groups: &mut [Group], tracked: &[Tracked], on_
 /// it on all). Their servers are shown only the tree after the change, but for a file
 /// of the run the view has no word on (a header clangd never opened): that one is
 /// shown its old text and asked, as without a view. So what they may have seen of
-/// the change already (tsserver watches the disk itself; a file another tool deleted
+/// the change already (an older tsserver watches the disk itself; a file another tool deleted
 /// is gone for pyright; clangd reads an includer's headers from the disk) cannot leak
 /// into the before view of the files it breaks.
 fn choose_seen(groups: &mut [Group], seen: Option<&SeenView>) {

@@ -82,6 +82,24 @@ pub(super) fn notify(
                 }
             }
         }
+        // One started after the edit (its before view stored) has seen no file
+        // other than as it is now: nothing changed on disk for it, and its check at
+        // start is of the tree after the edit. A check asked for while it loads was
+        // cancelled and restarted by rust-analyzer, and its end taken for the check's
+        // (itertools' deleted module passed as clean: exit 0, its error unseen).
+        let tells_the_disk = !g.uses_stored_baseline();
+        // A created file is announced before it is opened, as it came: tsserver
+        // ignores the creation of a file already open, which then stays out of its
+        // tsconfig project, and a module put back after a deletion stayed missing to
+        // its importers (mobx's deleted module in hook mode, run twice: exit 0).
+        let created: Vec<(PathBuf, FileChangeType)> = g
+            .files
+            .iter()
+            .map(|&i| &tracked[i])
+            .filter(|t| has_change && t.after.is_some() && t.appears() && tells_the_disk)
+            .map(|t| (t.path.clone(), FileChangeType::CREATED))
+            .collect();
+        pool.watched(s, &created);
         let mut watched: Vec<(PathBuf, FileChangeType)> = Vec::new();
         for &i in &g.files {
             let t = &tracked[i];
@@ -94,9 +112,6 @@ pub(super) fn notify(
                     targets.primary.extend(unchanged(pool, g, s, &t.path, text));
                 }
                 Some(text) => {
-                    if t.appears() {
-                        watched.push((t.path.clone(), FileChangeType::CREATED));
-                    }
                     // pyright (workspace mode) takes an opened file's text for the
                     // disk's and re-analyses nothing else on an open: a file it has
                     // not open is opened as it was, then changed, as an editor would.
@@ -120,12 +135,7 @@ pub(super) fn notify(
                 }
             }
         }
-        // One started after the edit (its before view stored) has seen no file
-        // other than as it is now: nothing changed on disk for it, and its check at
-        // start is of the tree after the edit. A check asked for while it loads was
-        // cancelled and restarted by rust-analyzer, and its end taken for the check's
-        // (itertools' deleted module passed as clean: exit 0, its error unseen).
-        if g.uses_stored_baseline() {
+        if !tells_the_disk {
             watched.clear();
         }
         pool.watched(s, &watched);

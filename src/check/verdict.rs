@@ -270,7 +270,8 @@ fn unsaved_dependents(pool: &Pool, groups: &[Group], kind: Kind) -> Vec<RunReaso
 /// A review (`check --patch`, `check --changed`, `check --staged`) of a change that
 /// creates or deletes a file, shown to a server that reads the disk for itself: one
 /// that analyses its whole workspace and resolves imports from the disk (pyright,
-/// started after the deletion), or one that watches the disk itself (tsserver): it
+/// started after the deletion), or one that watches the disk itself (an older
+/// tsserver, see `servers::typescript`): it
 /// has seen the file gone (or there) before its word on the importers without the
 /// change can be asked, and a deleted module's broken imports passed as already there
 /// (rich and mobx in the corpus's hook mode, exit 0). Such a group's dependents are
@@ -282,8 +283,9 @@ fn unresolvable(pool: &Pool, groups: &[Group], tracked: &[Tracked], kind: Kind) 
         .filter(|g| {
             // From a view the daemon held, the before view is sound, but a server that
             // watches the disk itself may answer for the importers before it has seen
-            // the file gone: mobx's deleted module under typescript-language-server,
-            // hook mode with two busy loops, exit 0 in 1 of 2 runs.
+            // the file gone: mobx's deleted module under a typescript-language-server
+            // whose tsserver watched the disk, hook mode with two busy loops, exit 0 in
+            // 1 of 2 runs.
             !after_tree_alone(g, kind)
                 && g.server.is_some_and(|s| {
                     let own_watcher = !pool.server(s).hears_the_disk_from_us();

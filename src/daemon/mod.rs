@@ -877,8 +877,8 @@ impl Daemon {
         }
     }
 
-    /// A server that watches the disk itself (typescript-language-server's tsserver)
-    /// sees a file changed behind lspgate's back in its own time. Opened, a changed
+    /// A server that watches the disk itself (the tsserver of a typescript-language-server
+    /// that cannot hand its watching to us) sees a file changed behind lspgate's back in its own time. Opened, a changed
     /// file is what lspgate sent, now, and the project's view stays the server's
     /// (`Server::knows_the_disk_as_sent`). A created or deleted one cannot be shown
     /// so: tsserver is asked to reload its projects (`Server::reload_projects`),

@@ -2,13 +2,14 @@
 //! the client to watch the disk.
 //!
 //! lspgate tells servers it supports `workspace/didChangeWatchedFiles`, so servers
-//! that register file watchers (pyright, gopls, rust-analyzer, TypeScript 7) do not
-//! watch the disk themselves: between runs a warm server would never learn that `git
+//! that register file watchers (pyright, gopls, rust-analyzer, TypeScript 7, and
+//! typescript-language-server, which hands tsserver's watching to us) do not watch
+//! the disk themselves: between runs a warm server would never learn that `git
 //! checkout` or an editor created, changed or deleted a file it has not opened. Open
 //! documents are re-synced from their text (see the daemon's `resync`); this module
-//! covers the others. (typescript-language-server registers none: its tsserver
-//! watches the disk itself, in its own time.) The same walk gives the key of the
-//! project's view ([`Watch::view_key`]).
+//! covers the others. (An older typescript-language-server registers none: its
+//! tsserver watches the disk itself, in its own time.) The same walk gives the key of
+//! the project's view ([`Watch::view_key`]).
 //!
 //! The daemon learns of changes from the operating system (`watcher`: inotify on
 //! Linux, FSEvents on macOS, one watch per directory the walk visits): the first walk

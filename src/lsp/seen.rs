@@ -1,8 +1,8 @@
 //! What the servers had said of the tree when a run ended: the diagnostics lspgate
 //! last saw, kept apart from the live store.
 //!
-//! Between runs the live store does not stand still: tsserver watches the disk itself
-//! and has typescript-language-server push the open files again when another tool
+//! Between runs the live store does not stand still: an older tsserver watches the
+//! disk itself and has typescript-language-server push the open files again when another tool
 //! changes a module; a later `check` of another file shows the servers a tree that
 //! changed behind lspgate's back. A `check --changed` wants the word on the tree its
 //! baseline names, which is the one the run that moved the baseline ended on: that

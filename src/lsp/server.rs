@@ -144,6 +144,20 @@ struct Times {
     died_at: Option<Instant>,
 }
 
+/// How a server learns of files created, changed or deleted on disk.
+#[derive(Debug, Default)]
+struct DiskSight {
+    /// It registered `workspace/didChangeWatchedFiles` once: it learns of the disk
+    /// from us from then on, even between an unregistration and the registration
+    /// after it (typescript-language-server registers its watchers again, the old
+    /// ones unregistered first, each time tsserver watches somewhere new).
+    through_us: bool,
+    /// A file of its own was created or deleted on disk behind lspgate's back while
+    /// the server watches the disk itself: when it sees that is its own business
+    /// (see [`Server::knows_the_disk_as_sent`]).
+    lost: bool,
+}
+
 /// One running language server for one root.
 pub struct Server {
     pub(super) name: String,
@@ -163,10 +177,8 @@ pub struct Server {
     static_pull: bool,
     /// Dynamic registrations in force: id → method.
     registrations: HashMap<String, String>,
-    /// A file of its own was created or deleted on disk behind lspgate's back while
-    /// the server watches the disk itself: when it sees that is its own business
-    /// (see [`Server::knows_the_disk_as_sent`]).
-    lost_the_disk: bool,
+    /// How the server learns of the disk.
+    disk: DiskSight,
     /// Whether the server said it handles `didSave` (statically or by registration).
     wants_save: bool,
     /// The unit of the server's `character` offsets; stored positions are UTF-16.
@@ -485,7 +497,7 @@ impl Server {
             pull: false,
             static_pull: false,
             registrations: HashMap::new(),
-            lost_the_disk: false,
+            disk: DiskSight::default(),
             wants_save: true,
             encoding: encoding::Encoding::Utf16,
             docs: HashMap::new(),
@@ -845,13 +857,12 @@ impl Server {
     /// Whether the server learns of files changed on disk only from us: it asked to
     /// be told (`workspace/didChangeWatchedFiles` registered), so it sees each change
     /// in order with what we send after it. One that watches the disk itself sees it
-    /// in its own time: typescript-language-server's tsserver polls for a file it
-    /// misses, and a file put back after a deletion was still missing to it when the
-    /// next run asked (mobx in the corpus).
+    /// in its own time: typescript-language-server's tsserver, when it cannot hand
+    /// its watching to us (see `servers::typescript`), polls for a file it misses,
+    /// and a file put back after a deletion was still missing to it when the next run
+    /// asked (mobx in the corpus).
     pub fn hears_the_disk_from_us(&self) -> bool {
-        self.registrations
-            .values()
-            .any(|m| m == <DidChangeWatchedFiles as lsp_types::notification::Notification>::METHOD)
+        self.disk.through_us
     }
 
     /// Whether what it answers when asked may rest on a change it read on the disk by
@@ -869,7 +880,7 @@ impl Server {
     /// was created or deleted so. Only then is the project's view its view, and its
     /// answers at a view seen before good again.
     pub fn knows_the_disk_as_sent(&self) -> bool {
-        self.hears_the_disk_from_us() || (self.answers_pulls() && !self.lost_the_disk)
+        self.hears_the_disk_from_us() || (self.answers_pulls() && !self.disk.lost)
     }
 
     /// Whether its diagnostics are asked for (`textDocument/diagnostic`, or tsserver's
@@ -883,7 +894,7 @@ impl Server {
     /// not be made to see it now (tsserver can: [`Server::reload_projects`]). Its view
     /// of the disk is not known from then on.
     pub(super) fn lose_the_disk(&mut self) {
-        self.lost_the_disk = true;
+        self.disk.lost = true;
         self.forget_view();
     }
 

@@ -866,6 +866,64 @@ fn typescript_language_server_a_deleted_module_through_the_daemon() {
     a_deleted_module_through_the_daemon(&TSLS, &[("b.ts", 1), ("c.ts", 1)], true);
 }
 
+/// typescript-language-server hands tsserver's file watching to lspgate: a module
+/// another process creates, then deletes, and then the deletion of one its
+/// neighbours import, are each told to tsserver before its word after them is asked.
+/// So the clean ones are clean, exit 0, and the break is exit 1, with no note that its
+/// importers could not be compared. Before, tsserver watched the disk itself and
+/// could answer for the importers before it had seen the change (mobx in hook mode
+/// under load, exit 0): every created or deleted file was exit 3 or a note.
+#[test]
+fn typescript_language_server_hears_of_files_created_and_deleted_from_the_daemon() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let test = staged(workspace(&TSLS, &[])).with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = warmed(&TSLS, test);
+    first.assert_code(0);
+    let ws = first.workspace().to_owned();
+    let no_disk_note = |out: &Output| {
+        assert!(
+            !out.notes()
+                .iter()
+                .any(|n| n.contains("reads the disk, where")),
+            "{out}"
+        );
+    };
+    fs::write(ws.join("d.ts"), "export const d: number = 1;\n").expect("another tool creates d");
+    let created = changed(first.again());
+    created.assert_code(0);
+    no_disk_note(&created);
+    fs::remove_file(ws.join("d.ts")).expect("another tool deletes d");
+    let deleted = changed(created.again());
+    deleted.assert_code(0);
+    no_disk_note(&deleted);
+    // Deleted, put back, deleted again: tsserver ignored a module put back that was
+    // opened before its creation was announced, and kept it missing, so the second
+    // deletion's breaks were there already (mobx in hook mode, run twice: exit 0).
+    let a = ws.join(TSLS.error.path);
+    let text = fs::read(&a).expect("read a");
+    let mut out = deleted;
+    for round in 0..2 {
+        fs::remove_file(&a).expect("another tool deletes a");
+        let broken = changed(out.again());
+        broken.assert_code(1);
+        no_disk_note(&broken);
+        for (path, line) in [("b.ts", 1), ("c.ts", 1)] {
+            assert_error_in(&broken, "project_diagnostics", path, line);
+        }
+        fs::write(&a, &text).expect("another tool puts a back");
+        let mended = changed(broken.again());
+        mended.assert_code(0);
+        assert!(
+            mended.summary().iter().any(|l| l.contains(", fixed 2")),
+            "round {round}: the broken imports are fixed\n{mended}"
+        );
+        out = mended;
+    }
+}
+
 /// A change to a file no server has open, made by another process after the daemon
 /// pulled the project's files: the server is shown it by an open, which says nothing
 /// changed to the clock that tells whether a pull answer holds, so the answers pulled

@@ -172,6 +172,9 @@ pub(super) fn request(server: &mut Server, req: Request, clock: u64) {
                 if reg.method == lsp_types::notification::DidSaveTextDocument::METHOD {
                     server.wants_save = true;
                 }
+                if reg.method == lsp_types::notification::DidChangeWatchedFiles::METHOD {
+                    server.disk.through_us = true;
+                }
                 server.registrations.insert(reg.id, reg.method);
             }
             server.update_pull();

@@ -75,7 +75,16 @@ pub(super) fn typescript_language_server() -> ServerSpec {
             // only for diagnostics, which the semantic server answers, and two
             // starting at once on two cores made a cold run of mobx 1 s slower (4.6 s
             // against 3.6 s, three runs each).
-            "tsserver": { "useSyntaxServer": "never" },
+            //
+            // tsserver's file watching handed to lspgate (`useClientFileWatcher`,
+            // typescript-language-server 5.2 and TypeScript 5.4.4 or later): tsserver
+            // then hears of a file created or deleted on disk in order with what is
+            // asked after it, as the servers that register watchers do. Watching the
+            // disk itself, it answered for mobx's importers before it had seen a
+            // module gone (hook mode under load, exit 0). An older one watches the disk
+            // itself, and a created or deleted file is never clean under it
+            // (`Server::hears_the_disk_from_us`).
+            "tsserver": { "useSyntaxServer": "never", "useClientFileWatcher": true },
         })),
         wait: WaitProfile {
             versioned_publish: false,
