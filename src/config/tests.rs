@@ -375,7 +375,7 @@ anything = 1
         Some(json!({
             "preferences": { "quotePreference": "single" },
             "disableAutomaticTypingAcquisition": true,
-            "tsserver": { "useSyntaxServer": "never" },
+            "tsserver": { "useSyntaxServer": "never", "useClientFileWatcher": true },
         }))
     );
     let ra = server(&loaded, "rust-analyzer").expect("rust-analyzer");

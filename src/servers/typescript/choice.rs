@@ -612,6 +612,7 @@ mod tests {
                 "tsserver": {
                     "path": tsserver.display().to_string(),
                     "useSyntaxServer": "never",
+                    "useClientFileWatcher": true,
                 },
             }))
         );
