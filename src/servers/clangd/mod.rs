@@ -107,15 +107,13 @@ pub(super) fn adapt_launch(launch: &mut super::Launch, spec: &ServerSpec, progra
         launch.dependents_see_unsaved = true;
         return;
     }
-    let probed = super::version::probe_versions(
-        &[Some(program.to_path_buf())],
-        &[spec.env.as_slice()],
+    let probed = super::version::probe_cached(
+        program,
+        &spec.env,
         VERSION_TIMEOUT,
+        crate::paths::dirs().cache.as_deref(),
     );
-    let major = probed
-        .first()
-        .and_then(|v| v.as_deref())
-        .and_then(major_version);
+    let major = probed.as_deref().and_then(major_version);
     if major.is_some_and(|m| m >= DIRTY_HEADERS_SINCE) {
         launch.args.push(FLAG.to_string());
         launch.dependents_see_unsaved = true;
