@@ -186,13 +186,12 @@ pub fn probe_cached(
     let file = cache
         .zip(identity(path, env))
         .map(|(dir, id)| dir.join("versions").join(id));
-    if let Some(kept) = file
+    let kept = file
         .as_ref()
         .and_then(|f| crate::regular::read_to_string(f).ok())
-    {
-        if let Some(line) = version_line(&kept) {
-            return Some(line);
-        }
+        .and_then(|text| version_line(&text));
+    if kept.is_some() {
+        return kept;
     }
     let probed = probe_versions(&[Some(path.to_path_buf())], &[env], timeout)
         .into_iter()
