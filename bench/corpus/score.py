@@ -36,7 +36,8 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
   5. what the server costs alone, by the minimal client of recheck.py (same server,
      same settings): for the warm and agent rows its re-check of each case's edit on
      a warm server; for the cold rows the cold floor, a fresh server's start-up
-     analysis plus that re-check (blank where it cannot be measured honestly).
+     analysis plus that re-check; for the idle rows a fresh server's first re-check,
+     after the same think time (blank where it cannot be measured honestly).
 
 Each lspgate report is scored against the case's committed expected result (truth.py):
 an error is the pair (path, 0-based line); lspgate's are the diagnostics with
@@ -233,6 +234,9 @@ def score(case: Case, o: Outcome, report: dict) -> None:
 
 
 SAVE: Path | None = None  # --save: where each run's report and stderr are kept
+# The idle mode's think time, in batch checker times (the issue's "twice").
+THINK_TIMES = 2
+
 NOCHANGE: dict[str, list[float]] = {}  # hook mode: the walls of calls with nothing changed
 
 
@@ -342,6 +346,9 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
         runs = [("warm", recheck.measure)]
         if "cold" in args.modes:
             runs.append(("cold", recheck.measure_cold))
+        if "idle" in args.modes:
+            think = THINK_TIMES * batch.seconds
+            runs.append(("idle", lambda *a: recheck.measure_idle(*a, think=think)))
         for mode, measure in runs:
             t0 = time.monotonic()
             alone[mode] = measure(p, root, named, env)
@@ -377,7 +384,7 @@ def run_after_idle(gate: Gate, root: Path, p: Project, cases: list[Case], args,
             try:
                 gate.run(root, ["daemon", "start"])
                 gate.run(root, ["check", first, "--format", "json", "-q", *args.gate_args])
-                time.sleep(2 * batch_seconds)
+                time.sleep(THINK_TIMES * batch_seconds)
                 o = run_case(gate, root, case, "idle")
                 outcomes.append(o)
                 log(f"{p.name}/{case.name} idle: {brief(o)}")
@@ -467,7 +474,8 @@ def server_alone(o: Outcome, alone: dict):
     """The server's own time for the outcome's case: its warm re-check for a warm or
     agent run, the cold floor for a cold one (None where not measured)."""
     by_mode = alone.get(o.case.project.name, {})
-    return by_mode.get("cold" if o.mode in ("cold", "stored") else "warm", {}).get(o.case.name)
+    mode = {"cold": "cold", "stored": "cold", "idle": "idle"}.get(o.mode, "warm")
+    return by_mode.get(mode, {}).get(o.case.name)
 
 
 def case_table(outcomes: list[Outcome], batch: dict, alone: dict) -> str:
