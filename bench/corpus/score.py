@@ -149,11 +149,15 @@ class Gate:
     def __init__(self, binary: Path, state: Path, env: dict, extra: list[str]):
         self.binary = binary
         self.env = dict(env, NO_COLOR="1")
-        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
-                    "XDG_RUNTIME_DIR"):
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+                    "LSPGATE_CACHE_DIR"):
             d = state / var.lower()
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.env[var] = str(d)
+        # lspgate's own cache (stored baselines) is private; the servers' are the
+        # user's, as the batch checkers' are: a private XDG_CACHE_HOME gave gopls an
+        # empty Go build cache, and emptying it for each cold case made gopls load
+        # go-cmp in 1.5 s instead of 0.3 s.
         self.env["LSPGATE_RUNTIME_DIR"] = str(state / "run")
         (state / "run").mkdir(exist_ok=True, mode=0o700)
         self.env.pop("LSPGATE_NO_DAEMON", None)
@@ -178,7 +182,7 @@ class Gate:
 
     def without_stored_baselines(self) -> None:
         """An empty cache from now on: no run finds a stored baseline."""
-        cache = Path(self.env["XDG_CACHE_HOME"])
+        cache = Path(self.env["LSPGATE_CACHE_DIR"])
         shutil.rmtree(cache, ignore_errors=True)
         cache.mkdir(parents=True, exist_ok=True, mode=0o700)
 
