@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::Diagnostic;
 use serde::{Deserialize, Serialize};
 
-pub use tree::Tree;
+pub use tree::{Tree, environment};
 
 /// Bumped when the file's layout changes; a file of another format is not read.
 const FORMAT: u32 = 1;

@@ -197,7 +197,7 @@ fn server_identity(spec: &ServerSpec) -> String {
 /// directories its imports resolve to (an installed package's directory is named by
 /// the package, and a `*.dist-info` by its version; each entry's time changes when it
 /// is reinstalled). Where these change, the key changes.
-fn environment(root: &Path, spec: &ServerSpec) -> Vec<String> {
+pub fn environment(root: &Path, spec: &ServerSpec) -> Vec<String> {
     let reads = |ext: &str| spec.extensions.iter().any(|e| e == ext);
     let mut dirs: Vec<PathBuf> = Vec::new();
     if reads("ts") || reads("js") {

@@ -621,7 +621,7 @@ impl Daemon {
                     )
                 }) =>
                 {
-                    "the project's configuration files changed on disk".into()
+                    "the project's configuration files, lock files or installed packages changed on disk".into()
                 }
                 (Some(reason), _) if !crashed => format!("it died ({reason})"),
                 _ => continue,

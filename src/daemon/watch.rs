@@ -340,7 +340,12 @@ impl Watch {
 /// name, size and modification time. A server reads them once, when it starts: the
 /// daemon starts one afresh when this changes behind its back. A server checking a
 /// monorepo from its root reads each member package's too (its `tsconfig.json`,
-/// `go.mod`); another configuration file below the root is not looked at.
+/// `go.mod`); another configuration file below the root is not looked at. What is
+/// installed where its imports resolve counts too (`baseline::environment`: the
+/// entries of `node_modules`, of a `.venv`'s `site-packages`), as do the root's lock
+/// files: a dependency installed or upgraded behind the daemon's back is seen by no
+/// server that leaves its watching to lspgate (the daemon walks no ignored directory),
+/// so the server starts afresh.
 pub fn configuration_stamp(
     spec: &crate::servers::ServerSpec,
     root: &Path,
@@ -368,6 +373,16 @@ pub fn configuration_stamp(
             stamp.modified.hash(&mut hasher);
         }
     }
+    for lock in LOCK_FILES {
+        let path = root.join(lock);
+        if let Ok(meta) = fs::symlink_metadata(&path) {
+            let stamp = Stamp::of(&meta);
+            path.hash(&mut hasher);
+            stamp.len.hash(&mut hasher);
+            stamp.modified.hash(&mut hasher);
+        }
+    }
+    crate::baseline::environment(root, spec).hash(&mut hasher);
     hasher.finish()
 }
 
@@ -452,6 +467,28 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().canonicalize().expect("canonical");
         (tmp, root)
+    }
+
+    /// A dependency installed or upgraded behind the daemon's back changes the stamp
+    /// that retires a server: no server that leaves its watching to lspgate hears of
+    /// `node_modules` (the daemon walks no ignored directory).
+    #[test]
+    fn what_is_installed_and_the_lock_file_count_in_the_configuration_stamp() {
+        let (_tmp, root) = temp_root();
+        let spec = crate::servers::builtin()
+            .into_iter()
+            .find(|s| s.name == crate::servers::typescript::TSLS)
+            .expect("a TypeScript server");
+        fs::write(root.join("tsconfig.json"), "{}").expect("write");
+        fs::create_dir_all(root.join("node_modules/dep")).expect("mkdir");
+        let stamp = || configuration_stamp(&spec, &root, &root);
+        let first = stamp();
+        assert_eq!(stamp(), first, "nothing changed");
+        fs::create_dir_all(root.join("node_modules/other")).expect("mkdir");
+        let installed = stamp();
+        assert_ne!(installed, first, "a package installed");
+        fs::write(root.join("package-lock.json"), "{}").expect("write");
+        assert_ne!(stamp(), installed, "a lock file written");
     }
 
     #[test]

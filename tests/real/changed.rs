@@ -924,6 +924,71 @@ fn typescript_language_server_hears_of_files_created_and_deleted_from_the_daemon
     }
 }
 
+/// A dependency upgraded behind a warm daemon's back: the daemon walks no ignored
+/// directory, and tsserver leaves its watching to lspgate, so it would keep the old
+/// package's types. The server is started afresh (what is installed is part of its
+/// configuration stamp), and an edit that calls the upgraded function the old way is
+/// an error, not clean.
+#[test]
+fn typescript_language_server_reads_a_dependency_upgraded_behind_the_daemon() {
+    if !installed(&TSLS) {
+        return;
+    }
+    let dep = |params: &str| format!("export declare function hello({params}): string;\n");
+    let manifest = r#"{"name": "dep", "version": "1.0.0", "types": "index.d.ts"}"#;
+    let test = workspace(&TSLS, &[])
+        .file(".gitignore", "node_modules/\n")
+        .file("node_modules/dep/package.json", manifest)
+        .file("node_modules/dep/index.d.ts", dep("name: string"))
+        .file("node_modules/.package-lock.json", "{}\n")
+        .file(
+            "d.ts",
+            "import { hello } from \"dep\";\nexport const said = hello(\"you\", \"hi\");\n",
+        )
+        .with_daemon();
+    let _guard = crate::support::process::DaemonGuard::new(&test);
+    let first = test.args(["check", "d.ts"]).args(&WAITS[1..]).run();
+    first.assert_code(1);
+    let ws = first.workspace().to_owned();
+    // npm's upgrade: the package's types, and its record of what it installed.
+    fs::write(
+        ws.join("node_modules/dep/index.d.ts"),
+        dep("name: string, greeting: string"),
+    )
+    .expect("another tool upgrades dep");
+    fs::write(
+        ws.join("node_modules/.package-lock.json"),
+        "{\"upgraded\": true}\n",
+    )
+    .expect("npm records it");
+    let mended = first
+        .again()
+        .args([
+            "edit",
+            "d.ts",
+            "--old",
+            "export const said",
+            "--new",
+            "export const greeting",
+        ])
+        .args(&WAITS[1..])
+        .run();
+    mended.assert_code(0);
+    let broken = mended
+        .again()
+        .args([
+            "edit",
+            "d.ts",
+            "--old",
+            "hello(\"you\", \"hi\")",
+            "--new",
+            "hello(\"you\")",
+        ])
+        .args(&WAITS[1..])
+        .run();
+    broken.assert_code(1);
+}
+
 /// A change to a file no server has open, made by another process after the daemon
 /// pulled the project's files: the server is shown it by an open, which says nothing
 /// changed to the clock that tells whether a pull answer holds, so the answers pulled
