@@ -247,7 +247,7 @@ fn save(
             if oid(&bytes) != known.oid {
                 continue;
             }
-            write_atomic(&copy, &bytes)?;
+            crate::regular::write_whole(&copy, &bytes)?;
         }
         kept.insert(known.oid.clone());
     }
@@ -257,7 +257,7 @@ fn save(
         }
     }
     let manifest = serde_json::to_vec(&Manifest { files, seen })?;
-    write_atomic(&dir.join("manifest.json"), &manifest)
+    crate::regular::write_whole(&dir.join("manifest.json"), &manifest)
 }
 
 fn read_manifest(dir: &Path) -> Option<Manifest> {
@@ -409,14 +409,6 @@ fn read(path: &Path) -> Result<Vec<u8>, EditError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -33,6 +33,17 @@ pub fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Write `bytes` to `path`, one of lspgate's own files (a cache entry, a baseline),
+/// whole or not at all: through a temporary file in the same directory, renamed over
+/// it, so a reader never sees half of one.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// [`read`], as UTF-8 text.
 pub fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
     String::from_utf8(read(path)?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::Diagnostic;
 use serde::{Deserialize, Serialize};
 
-pub use tree::{Tree, environment};
+pub use tree::{LOCK_FILES, Tree, environment};
 
 /// Bumped when the file's layout changes; a file of another format is not read.
 const FORMAT: u32 = 1;
@@ -185,9 +185,7 @@ impl Baselines {
         };
         fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec(&on_disk).map_err(std::io::Error::other)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
-        std::io::Write::write_all(&mut tmp, &bytes)?;
-        tmp.persist(&path).map_err(|e| e.error)?;
+        crate::regular::write_whole(&path, &bytes)?;
         prune(&self.dir, &file_prefix(server));
         Ok(path)
     }

@@ -223,16 +223,12 @@ fn identity(path: &Path, env: &[(String, String)]) -> Option<String> {
     Some(hasher.digest().to_string())
 }
 
-/// Write `line` to `file` whole or not at all.
+/// Keep `line` in `file`, its directory made first.
 fn keep(file: &Path, line: &str) -> std::io::Result<()> {
-    let dir = file
-        .parent()
-        .ok_or_else(|| std::io::Error::other("no directory"))?;
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, line.as_bytes())?;
-    tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::regular::write_whole(file, line.as_bytes())
 }
 
 /// Poll the probes until each has exited or `timeout` has passed, then kill the rest.
