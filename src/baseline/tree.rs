@@ -15,8 +15,9 @@ use crate::servers::ServerSpec;
 const KEY_FORMAT: &str = "lspgate-baseline-key 1";
 
 /// Files that pin the packages a project imports: a change of one is a change of
-/// what the server sees outside the tree.
-const LOCK_FILES: &[&str] = &[
+/// what the server sees outside the tree (a stored baseline's key, the daemon's
+/// view keys and configuration stamps).
+pub const LOCK_FILES: &[&str] = &[
     "package-lock.json",
     "npm-shrinkwrap.json",
     "yarn.lock",

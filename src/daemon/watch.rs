@@ -37,7 +37,7 @@ use crate::servers::quirks;
 mod ignore_rules;
 
 /// What tells one version of a file from another without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
@@ -81,16 +81,7 @@ pub struct Watch {
 
 /// Files at a root that the servers read besides those of their extensions, which a
 /// view's key covers too: dependency lock files (their root markers are added).
-pub const LOCK_FILES: &[&str] = &[
-    "Cargo.lock",
-    "package-lock.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "go.sum",
-    "poetry.lock",
-    "uv.lock",
-    "Pipfile.lock",
-];
+pub use crate::baseline::LOCK_FILES;
 
 impl Watch {
     /// A watch with the system's watcher, its markers in `sync_dir` (the daemon's own),
@@ -358,30 +349,25 @@ pub fn configuration_stamp(
         .flat_map(|m| m.packages.into_iter().map(|p| p.dir))
         .collect();
     let above = root.ancestors().filter(|d| d.starts_with(workspace));
+    let mut found: Vec<(PathBuf, Stamp)> = Vec::new();
     for d in members.iter().map(PathBuf::as_path).chain(above) {
-        let mut found: Vec<(PathBuf, Stamp)> = fs::read_dir(d)
+        let mut here: Vec<(PathBuf, Stamp)> = fs::read_dir(d)
             .into_iter()
             .flatten()
             .flatten()
             .filter(|e| spec.configured_by(&e.path()))
             .filter_map(|e| Some((e.path(), Stamp::of(&fs::symlink_metadata(e.path()).ok()?))))
             .collect();
-        found.sort_by(|a, b| a.0.cmp(&b.0));
-        for (path, stamp) in found {
-            path.hash(&mut hasher);
-            stamp.len.hash(&mut hasher);
-            stamp.modified.hash(&mut hasher);
-        }
+        here.sort_by(|a, b| a.0.cmp(&b.0));
+        found.extend(here);
     }
-    for lock in LOCK_FILES {
-        let path = root.join(lock);
-        if let Ok(meta) = fs::symlink_metadata(&path) {
-            let stamp = Stamp::of(&meta);
-            path.hash(&mut hasher);
-            stamp.len.hash(&mut hasher);
-            stamp.modified.hash(&mut hasher);
-        }
-    }
+    found.extend(
+        LOCK_FILES
+            .iter()
+            .map(|lock| root.join(lock))
+            .filter_map(|p| Some((p.clone(), Stamp::of(&fs::symlink_metadata(&p).ok()?)))),
+    );
+    found.hash(&mut hasher);
     crate::baseline::environment(root, spec).hash(&mut hasher);
     hasher.finish()
 }

@@ -75,11 +75,14 @@ pub fn major(version: &str) -> Option<u64> {
     version.split(['.', '-']).next()?.parse().ok()
 }
 
+/// The manifest (`package.json`) of the package at `dir`.
+fn manifest(dir: &Path) -> Option<Value> {
+    serde_json::from_str(&crate::regular::read_to_string(dir.join("package.json")).ok()?).ok()
+}
+
 /// The `version` of the package at `dir`.
 fn package_version(dir: &Path) -> Option<String> {
-    let text = crate::regular::read_to_string(dir.join("package.json")).ok()?;
-    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
-    manifest
+    manifest(dir)?
         .get("version")?
         .as_str()
         .filter(|v| !v.is_empty() && v.len() < 64)
@@ -152,11 +155,8 @@ fn installed_ts7(workspace: &Path, which: &dyn Fn(&str) -> Option<PathBuf>) -> O
 pub fn native_executable(launcher: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(launcher).ok()?;
     let package = real.parent()?.parent()?;
-    let manifest: Value =
-        serde_json::from_str(&crate::regular::read_to_string(package.join("package.json")).ok()?)
-            .ok()?;
-    let name = manifest.get("name")?.as_str()?;
-    let base = name.rsplit('/').next()?;
+    let manifest = manifest(package)?;
+    let base = manifest.get("name")?.as_str()?.rsplit('/').next()?;
     let bin = if base == "typescript" { "tsc" } else { "tsgo" };
     let wanted = platform_package(base);
     let nested = std::iter::once(package.join("node_modules"));
