@@ -158,7 +158,7 @@ pub fn settle_prefetching(
                     .zip(signs.iter().zip(&skipped))
                     .filter(|(t, _)| t.server == i)
                     .all(|(_, (f, u))| *f == Fresh::Confirmed || *u);
-                let quiet = if confirmed && s.check_proven_in() {
+                let quiet = if s.diagnoses_in() || confirmed && s.check_proven_in() {
                     Duration::ZERO
                 } else if confirmed {
                     s.spec().wait.confirmed_quiet()
@@ -233,6 +233,7 @@ fn settle_servers_quiet(
         let s = pool.server(i);
         let wait = &s.spec().wait;
         let quiet = match kind {
+            _ if s.diagnoses_in() => Duration::ZERO,
             Quiet::Own => wait.quiet,
             Quiet::Confirmed if s.check_proven_in() => Duration::ZERO,
             Quiet::Confirmed => wait.confirmed_quiet(),

@@ -444,6 +444,12 @@ impl Server {
             && now.duration_since(self.times.last_message) >= quiet
     }
 
+    /// gopls: every diagnosis it owes for what it was sent has published
+    /// (`Quirks::diagnoses_in`): no silence needs to follow.
+    pub fn diagnoses_in(&self) -> bool {
+        self.quirks.diagnoses_in()
+    }
+
     /// rust-analyzer: the check a save started has ended and a pull answer proves
     /// its pushes in (`rust_analyzer::Check::proven_in`): a server with every target
     /// answered has nothing left to say, and needs no further silence.
@@ -1026,6 +1032,9 @@ impl Server {
     /// is sent to a dead server. (Answers to the server's requests do not come here:
     /// they go out even before `initialize` returns.)
     fn send(&mut self, msg: Message) {
+        if let Message::Notification(n) = &msg {
+            self.quirks.sending(&n.method);
+        }
         if self.lifecycle == Lifecycle::Initializing
             && let Message::Notification(_) = msg
         {

@@ -11,7 +11,8 @@
 //!   and tsserver's project reload;
 //! - pyright (`pyright::protocol`): the pull capability withheld, the progress token
 //!   of its analysis, a configuration file it could not parse;
-//! - gopls (`gopls::protocol`): a workspace it could not load.
+//! - gopls (`gopls::protocol`): a workspace it could not load, and the brackets of
+//!   its diagnoses.
 //!
 //! Which of these apply is the server's `WaitProfile`'s, as before, or (the
 //! notifications, the capabilities every server is offered) whether the server
@@ -54,6 +55,9 @@ pub struct Quirks {
     /// The files that include an edited one see its text as shown (see
     /// [`Quirks::dependents_see_unsaved`]).
     dependents_see_unsaved: bool,
+    /// gopls's diagnoses, bracketed by work-done progress, against the
+    /// notifications sent to it.
+    diagnoses: gopls::Diagnoses,
 }
 
 impl Quirks {
@@ -66,6 +70,7 @@ impl Quirks {
             health_error: None,
             file_status: FileStatuses::default(),
             dependents_see_unsaved: wait.dependents_see_unsaved,
+            diagnoses: gopls::Diagnoses::default(),
         }
     }
 
@@ -146,11 +151,36 @@ impl Quirks {
             .then(|| pyright::analysis_token(params))
     }
 
-    /// Follow a work-done progress `kind` of `token` at `now`, pool clock `clock`.
-    /// True when the project check must be asked for again (rust-analyzer, see
-    /// `rust_analyzer::protocol::Check::on_progress`): send [`Quirks::check_request`].
-    pub fn on_progress(&mut self, token: &str, kind: &str, now: Instant, clock: u64) -> bool {
+    /// Follow a work-done progress `kind` of `token` (with `title` when it begins)
+    /// at `now`, pool clock `clock`. True when the project check must be asked for
+    /// again (rust-analyzer, see `rust_analyzer::protocol::Check::on_progress`): send
+    /// [`Quirks::check_request`].
+    pub fn on_progress(
+        &mut self,
+        token: &str,
+        kind: &str,
+        title: Option<&str>,
+        now: Instant,
+        clock: u64,
+    ) -> bool {
+        match kind {
+            "begin" => self.diagnoses.begun(token, title.unwrap_or_default()),
+            "end" => self.diagnoses.ended(token),
+            _ => {}
+        }
         self.check.on_progress(token, kind, now, clock)
+    }
+
+    /// A notification `method` is being sent to the server.
+    pub fn sending(&mut self, method: &str) {
+        self.diagnoses.sending(method);
+    }
+
+    /// Whether the server brackets its diagnoses (gopls) and every one it owes has
+    /// published (`gopls::protocol::Diagnoses::all_in`): it has said all it will
+    /// of what it was sent, and no silence needs to follow.
+    pub fn diagnoses_in(&self) -> bool {
+        self.diagnoses.all_in()
     }
 
     /// Whether a publish of `list` is out of date and is to be dropped, `held` (its

@@ -561,6 +561,68 @@ fn a_cold_analyser_whose_analysis_progress_ended_is_settled_by_its_quiet() {
     assert!(pool.server(s).progress_ended());
 }
 
+/// gopls told `verboseWorkDoneProgress` (`servers::gopls::protocol`), with a full
+/// quiet too long for any test deadline: its initial load's diagnosis bracketed
+/// after `initialized`, and each open's and change's publish bracketed by a progress
+/// titled by its cause. A change's bracket begins only when `changes_answered`.
+fn bracketing(changes_answered: bool) -> (Pool, ServerId) {
+    let bracket = |token: &str, kind: &str, title: &str| {
+        notification(
+            "$/progress",
+            json!({ "token": token, "value": { "kind": kind, "title": title } }),
+        )
+    };
+    let script: Script = Box::new(move |msg, peer| {
+        let (token, title, version) = if is(msg, "initialized") {
+            ("load", "diagnosing initial workspace load", None)
+        } else if is(msg, "textDocument/didOpen") {
+            ("open", "diagnosing opened files", Some(1))
+        } else if is(msg, "textDocument/didChange") && changes_answered {
+            ("change", "diagnosing changed files", Some(2))
+        } else {
+            return true;
+        };
+        peer.send(create_progress(token));
+        peer.send(bracket(token, "begin", title));
+        peer.send(publish(&path(), version, &[]));
+        peer.send(bracket(token, "end", ""));
+        true
+    });
+    let wait = WaitProfile {
+        quiet: LONG_QUIET,
+        delivery: Delivery::ANALYSIS,
+        ..WaitProfile::default()
+    };
+    pool_with(wait, json!({}), script)
+}
+
+#[test]
+fn a_server_whose_diagnoses_all_ended_is_settled_without_a_silence() {
+    let (mut pool, s) = bracketing(true);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    // The full quiet (5 s) would overrun these deadlines.
+    let first = settle_first_analysis(&mut pool, &[s], within(3000));
+    assert!(first.complete(), "{:?}", first.unsettled);
+    let target = change_to(&mut pool, s, "changed");
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    let rest = settle_servers(&mut pool, &[s], within(3000));
+    assert!(rest.complete(), "{:?}", rest.unsettled);
+}
+
+#[test]
+fn a_change_whose_diagnosis_has_not_begun_waits_out_the_silence() {
+    let (mut pool, s) = bracketing(false);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    assert!(settle_first_analysis(&mut pool, &[s], within(3000)).complete());
+    // Told of a change it has not begun to diagnose: every bracket it began has
+    // ended, and that is not enough.
+    change_to(&mut pool, s, "changed");
+    let rest = settle_servers(&mut pool, &[s], within(300));
+    assert!(!rest.complete(), "settled before the change was diagnosed");
+}
+
 /// clangd, given the same text again while it rebuilds the file for the version it
 /// had (the includers of a header changed behind its back), publishes that earlier
 /// version and goes idle: the answer for our text. A changed text is not answered so.

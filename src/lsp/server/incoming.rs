@@ -111,6 +111,7 @@ fn progress(server: &mut Server, params: &Value, clock: u64) {
     if server.quirks.on_progress(
         &token,
         kind.unwrap_or_default(),
+        text("title").as_deref(),
         std::time::Instant::now(),
         clock,
     ) {

@@ -29,6 +29,9 @@ pub(super) fn gopls() -> ServerSpec {
         // and publishes every file in one burst, each with its document's
         // version, in a few milliseconds.
         settings: json!({ "gopls": { "diagnosticsDelay": "0s" } }),
+        // Each diagnosis bracketed by a progress that ends once it has published:
+        // the end of every bracket owed settles it (see `protocol`).
+        initialization_options: Some(json!({ protocol::BRACKET_OPTION: true })),
         wait: WaitProfile {
             quiet: Duration::from_millis(400),
             // One pass's publishes were measured within the same millisecond.
