@@ -16,8 +16,10 @@ and deleted files), and times until the server has said all it will say about it
             checks open files only); didChange + didSave → the last publish.
   rust-analyzer  didSave starts cargo check (flycheck, a `$/progress`); didSave → the
             flycheck's end. A deleted module has no save to start it: not measured.
-  tsgo      TypeScript 7's `tsc --lsp` is pull-only: didChange → every project file
-            pulled again (the answers are final).
+  tsgo      TypeScript 7's `tsc --lsp` is pull-only and analyses nothing unasked: its
+            start-up analysis is every project file pulled, as an editor showing the
+            project's problems asks, and didChange → every project file pulled again
+            (the answers are final).
   tsls      typescript-language-server (TypeScript 6) has neither a project-wide mode
             nor pull, and pushes only for open files after a debounce of its own
             (300 ms or more): every project file is opened first, and its diagnostics
@@ -163,6 +165,8 @@ class Recheck:
             for path in self._ts_files():
                 self.open(path)
             self._ask_tsserver(startup_timeout)
+        if kind == "tsgo":
+            self._pull_every_file(startup_timeout)
         if kind == "pyright":
             # Its workspace analysis starts a while after `initialized` (a second or
             # more on 883 files) and is bracketed by progress: wait for its end.
@@ -179,8 +183,8 @@ class Recheck:
         its start-up analysis and its view of the files just opened (gopls says nothing
         of a clean workspace at start and checks a file when it is opened). For tsls,
         tsserver's answers; typescript-language-server's pushes, after its own
-        debounce, are not waited for."""
-        if self.kind == "tsls":
+        debounce, are not waited for. For tsgo, its answers to the pulls."""
+        if self.kind in ("tsls", "tsgo"):
             times = self.answers
         else:
             times = [t for t, _ in self.client.publishes]
@@ -200,6 +204,16 @@ class Recheck:
                for path in self.versions for kind in TSSERVER_KINDS]
         if not self.client.pump(lambda: all(i in self.client.responses for i in ids), timeout):
             raise TimeoutError(f"tsls: tsserver requests unanswered after {timeout:.0f}s")
+        self.answers += [self.client.responses.pop(i)[0] for i in ids]
+        return max(self.answers[-len(ids):])
+
+    def _pull_every_file(self, timeout: float) -> float:
+        """Pull every project file of tsgo; the time of the last answer."""
+        ids = [self.client.request("textDocument/diagnostic",
+                                   {"textDocument": {"uri": path_uri(f)}})
+               for f in self._ts_files()]
+        if not self.client.pump(lambda: all(i in self.client.responses for i in ids), timeout):
+            raise TimeoutError(f"tsgo: pulls unanswered after {timeout:.0f}s")
         self.answers += [self.client.responses.pop(i)[0] for i in ids]
         return max(self.answers[-len(ids):])
 
@@ -237,14 +251,7 @@ class Recheck:
         if self.kind == "tsls":
             return (self._ask_tsserver(self.timeout) - since) * 1000
         if self.kind == "tsgo":
-            files = sorted((self.root / "src").rglob("*.ts"))
-            ids = [self.client.request("textDocument/diagnostic",
-                                       {"textDocument": {"uri": f"file://{f}"}}) for f in files]
-            if not self.client.pump(lambda: all(i in self.client.responses for i in ids),
-                                    self.timeout):
-                raise TimeoutError(f"tsgo: pulls unanswered after {self.timeout:.0f}s")
-            last = max(self.client.responses.pop(i)[0] for i in ids)
-            return (last - since) * 1000
+            return (self._pull_every_file(self.timeout) - since) * 1000
         if self.kind == "rust-analyzer":
             def flycheck_over() -> bool:
                 ends = [t for t, k, tok, _ in self.client.progress_events
