@@ -194,20 +194,25 @@ impl Pool {
     /// Handle the next incoming event, waiting until `until` at most. Returns false
     /// when the deadline passed with nothing to handle.
     pub fn pump(&mut self, until: Instant) -> bool {
-        let timeout = until.saturating_duration_since(Instant::now());
-        let handled = self.pump_inner(timeout);
+        let handled = self.pump_inner(until);
         if let Some(observe) = &mut self.observer {
             observe(&self.servers);
         }
         handled
     }
 
-    fn pump_inner(&mut self, timeout: Duration) -> bool {
+    fn pump_inner(&mut self, until: Instant) -> bool {
+        let timeout = until.saturating_duration_since(Instant::now());
         match self.rx.recv_timeout(timeout) {
             Ok((index, incoming)) => {
                 self.handle(index, incoming);
-                // Drain whatever else is already queued without waiting.
-                while let Ok((index, incoming)) = self.rx.try_recv() {
+                // Drain whatever else is already queued without waiting, until `until`:
+                // a server that sends faster than its messages are handled (a flood)
+                // would otherwise hold the caller past its deadline.
+                while Instant::now() < until {
+                    let Ok((index, incoming)) = self.rx.try_recv() else {
+                        break;
+                    };
                     self.handle(index, incoming);
                 }
                 true

@@ -675,3 +675,22 @@ fn an_edit_of_several_files_asks_a_server_shown_no_document_for_one_check() {
     let rest = unread_methods(&peer);
     assert!(rest.is_empty(), "sent {rest:?}");
 }
+
+/// A server that sends faster than its messages are handled (a publish flood) never
+/// leaves the queue empty: a pump still ends at its deadline, not when the flood does.
+#[test]
+fn a_pump_ends_at_its_deadline_however_much_is_queued() {
+    let (mut pool, _, peer) = started(WaitProfile::default(), json!({}));
+    let publish = notification(
+        "textDocument/publishDiagnostics",
+        json!({ "uri": uri::from_path(&path()), "diagnostics": [diagnostic_at(0, "flood")] }),
+    );
+    for _ in 0..1000 {
+        peer.send(publish.clone());
+    }
+    let before = pool.clock();
+    // A deadline already passed: the one message it waits for, and no more.
+    pool.pump(Instant::now());
+    assert_eq!(pool.clock() - before, 1, "handled past its deadline");
+    pump_until(&mut pool, |p| p.clock() - before == 1000);
+}
