@@ -1377,6 +1377,39 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
     out.assert_no_orphans();
 }
 
+/// A warm daemon opens clangd's units between runs, two at a time (`daemon::units`):
+/// a run that comes while one is still building waits for its first word before the
+/// edit, and takes it as that unit's before view. Here every publish comes 1.5 s
+/// after its cause, `b.fake` has an error of its own, and the edit comes at once
+/// after the run that had the daemon open it. Taken as saying nothing, `b.fake` read
+/// as broken by the edit when its first publish came after it (exit 1).
+#[test]
+fn a_unit_the_daemon_opened_is_heard_before_the_edit() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .file("b.fake", "ERROR old\n");
+    let ws = test.workspace().display().to_string();
+    let units = ["a.fake", "b.fake"]
+        .map(|f| serde_json::json!({"directory": ws, "file": f, "arguments": ["cc", "-c", f]}));
+    let test = test
+        .file(
+            "compile_commands.json",
+            serde_json::to_string(&units).expect("json"),
+        )
+        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
+        .with_daemon();
+    let _guard = DaemonGuard::new(&test);
+    let first = test.args(["check", "a.fake"]).args(LONG).run();
+    first.assert_code(0);
+    let edit = first
+        .again()
+        .args(["write", "a.fake", "--content", "two\n"])
+        .args(LONG)
+        .run();
+    edit.assert_code(0);
+    assert_eq!(edit.block("project_diagnostics"), None, "{edit}");
+}
+
 /// clangd's "idle" with nothing published since the change is no positive sign
 /// (clangd says it between the steps of one rebuild): it waits out the full quiet
 /// period (150 ms), in which the publish of the error, 50 ms after that "idle", comes.

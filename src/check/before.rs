@@ -221,6 +221,8 @@ pub(super) fn take(
             targets.push(sync(pool, s, d, &text));
             before.dependent_text.insert(d.clone(), text);
         }
+        let owed = unanswered_docs(pool, s, &targets);
+        targets.extend(owed);
     }
     let any_cold = groups.iter().any(|g| g.cold);
     let deadline = Instant::now()
@@ -310,6 +312,31 @@ pub(super) fn take(
     }
     record_held(pool, ctx, groups, tracked, &mut before);
     before
+}
+
+/// The documents server `s` has open and has said nothing of yet, but those already
+/// `asked` about: their word is owed, and is their before view, so it is waited for
+/// before the edit is shown. A warm daemon opens clangd's units and headers between
+/// runs, two at a time (`daemon::units`), and a run that comes meanwhile finds up to
+/// two still building. Taken as saying nothing, such a file read as broken by the edit
+/// when its first publish came after it: lua's `ljumptab.h`, which is not
+/// self-contained, reported two errors it always has as new, for an edit of
+/// `lobject.h` that breaks nothing (idle mode, exit 1, 2 runs in about 280).
+/// Built after the edit, clangd 14 would also have read the edited header from the
+/// disk.
+fn unanswered_docs(pool: &mut Pool, s: ServerId, asked: &[Target]) -> Vec<Target> {
+    let server = pool.server(s);
+    let owed: Vec<(PathBuf, String)> = server
+        .docs()
+        .filter(|(path, _)| {
+            !server.diagnostics().contains(path)
+                && !asked.iter().any(|t| t.server == s && t.path == *path)
+        })
+        .map(|(path, doc)| (path.to_path_buf(), doc.text.clone()))
+        .collect();
+    owed.iter()
+        .map(|(path, text)| sync(pool, s, path, text))
+        .collect()
 }
 
 /// What each group's server holds besides the answers asked for: of the run's files
