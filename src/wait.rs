@@ -10,8 +10,10 @@
 //! "unchanged", but only once the server has been quiet for its full quiet period
 //! ([`Fresh::Unconfirmed`]). A server is settled when no work-done
 //! progress is under way and it has been quiet for its quiet period, or for its much
-//! shorter confirmed quiet period when every file has a positive sign; the first
-//! publish that happens to arrive proves nothing on its own.
+//! shorter confirmed quiet period when every file has a positive sign, or with no
+//! silence at all once a server that brackets each of its diagnoses with a progress
+//! (gopls) has ended every bracket it owes; the first publish that happens to arrive
+//! proves nothing on its own.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
