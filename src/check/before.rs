@@ -221,8 +221,10 @@ pub(super) fn take(
             targets.push(sync(pool, s, d, &text));
             before.dependent_text.insert(d.clone(), text);
         }
-        let owed = unanswered_docs(pool, s, &targets);
-        targets.extend(owed);
+        if g.spec.coverage.open_units > 0 {
+            let owed = unanswered_docs(pool, s, &targets);
+            targets.extend(owed);
+        }
     }
     let any_cold = groups.iter().any(|g| g.cold);
     let deadline = Instant::now()
@@ -317,8 +319,10 @@ pub(super) fn take(
 /// The documents server `s` has open and has said nothing of yet, but those already
 /// `asked` about: their word is owed, and is their before view, so it is waited for
 /// before the edit is shown. A warm daemon opens clangd's units and headers between
-/// runs, two at a time (`daemon::units`), and a run that comes meanwhile finds up to
-/// two still building. Taken as saying nothing, such a file read as broken by the edit
+/// runs, two at a time (`daemon::units`, for a server with `coverage.open_units`), and
+/// a run that comes meanwhile finds up to two still building. (Only for such a
+/// server: another may never say anything of a file a run opened, as pyright of one
+/// its configuration excludes, and every later run would wait for it in vain.) Taken as saying nothing, such a file read as broken by the edit
 /// when its first publish came after it: lua's `ljumptab.h`, which is not
 /// self-contained, reported two errors it always has as new, for an edit of
 /// `lobject.h` that breaks nothing (idle mode, exit 1, 2 runs in about 280).
