@@ -1378,13 +1378,14 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
 }
 
 /// A warm daemon opens clangd's units between runs, two at a time (`daemon::units`):
-/// a run that comes while one is still building waits for its first word before the
-/// edit, and takes it as that unit's before view. Here every publish comes 1.5 s
-/// after its cause, `b.fake` has an error of its own, and the edit comes at once
-/// after the run that had the daemon open it. Taken as saying nothing, `b.fake` read
-/// as broken by the edit when its first publish came after it (exit 1).
+/// a run that comes while one is still building has it closed and queued again
+/// (idle work yields), where it used to take the unit's first word, after the edit,
+/// as news. Here every publish comes 1.5 s after its cause, `b.fake` has an error of
+/// its own, and the edit comes at once after the run that had the daemon open it:
+/// without the yield (and without the wait for a document's owed first word, the
+/// safety net behind it) `b.fake` read as broken by the edit (exit 1).
 #[test]
-fn a_unit_the_daemon_opened_is_heard_before_the_edit() {
+fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
     let test = Test::new()
         .file("a.fake", "one\n")
         .file("b.fake", "ERROR old\n");

@@ -482,6 +482,7 @@ impl Daemon {
         // Before the run's own sync takes what the watcher heard.
         self.extend_view(Duration::ZERO);
         self.extending = None;
+        self.units.yield_to_run(&mut self.pool);
         self.prepare(&req.servers, &held_back(&job));
         if req.progress {
             match stream.try_clone() {
