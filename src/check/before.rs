@@ -221,10 +221,8 @@ pub(super) fn take(
             targets.push(sync(pool, s, d, &text));
             before.dependent_text.insert(d.clone(), text);
         }
-        if g.spec.coverage.open_units > 0 {
-            let owed = unanswered_docs(pool, s, &targets);
-            targets.extend(owed);
-        }
+        let owed = unanswered_docs(pool, s, g, &targets);
+        targets.extend(owed);
     }
     let any_cold = groups.iter().any(|g| g.cold);
     let deadline = Instant::now()
@@ -328,7 +326,10 @@ pub(super) fn take(
 /// `lobject.h` that breaks nothing (idle mode, exit 1, 2 runs in about 280).
 /// Built after the edit, clangd 14 would also have read the edited header from the
 /// disk.
-fn unanswered_docs(pool: &mut Pool, s: ServerId, asked: &[Target]) -> Vec<Target> {
+fn unanswered_docs(pool: &mut Pool, s: ServerId, g: &Group, asked: &[Target]) -> Vec<Target> {
+    if g.spec.coverage.open_units == 0 {
+        return Vec::new();
+    }
     let server = pool.server(s);
     let owed: Vec<(PathBuf, String)> = server
         .docs()
