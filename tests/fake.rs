@@ -1388,15 +1388,8 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
 fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
     let test = Test::new()
         .file("a.fake", "one\n")
-        .file("b.fake", "ERROR old\n");
-    let ws = test.workspace().display().to_string();
-    let units = ["a.fake", "b.fake"]
-        .map(|f| serde_json::json!({"directory": ws, "file": f, "arguments": ["cc", "-c", f]}));
-    let test = test
-        .file(
-            "compile_commands.json",
-            serde_json::to_string(&units).expect("json"),
-        )
+        .file("b.fake", "ERROR old\n")
+        .compile_commands(&["a.fake", "b.fake"])
         .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
         .with_daemon();
     let _guard = DaemonGuard::new(&test);

@@ -954,16 +954,10 @@ fn clangd_daemon_opens_every_unit_and_their_old_errors_stay_old() {
             "b.c",
             "#include \"point.h\"\n\nint old(void) { return missing; }\n\
              int twice(struct Point *p) { return 2 * p->x; }\n",
-        );
-    let ws = test.workspace().display().to_string();
-    let units = ["a.c", "b.c"]
-        .map(|f| serde_json::json!({"directory": ws, "file": f, "arguments": ["cc", "-c", f]}));
-    let test = test
-        .file(
-            "compile_commands.json",
-            serde_json::to_string(&units).expect("json"),
         )
-        .with_daemon();
+        .compile_commands(&["a.c", "b.c"]);
+    let ws = test.workspace().display().to_string();
+    let test = test.with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let first = test.args(["check", "a.c"]).args(&WAITS[1..]).run();
     first.assert_code(0);

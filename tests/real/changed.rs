@@ -249,16 +249,7 @@ fn clangd_14_a_header_changed_behind_breaks_the_header_including_it() {
             "x.c",
             "#include \"inc.h\"\n\nint size(struct Holder *h) { return h->b.n; }\n",
         );
-    let dir = test.workspace().display().to_string();
-    let units: Vec<String> = ["a.c", "b.c", "c.c", "x.c"]
-        .iter()
-        .map(|f| format!("{{\"directory\": {dir:?}, \"file\": \"{f}\", \"arguments\": [\"cc\", \"-c\", \"{f}\"]}}"))
-        .collect();
-    let test = staged(test.file(
-        "compile_commands.json",
-        format!("[{}]\n", units.join(",\n")),
-    ))
-    .with_daemon();
+    let test = staged(test.compile_commands(&["a.c", "b.c", "c.c", "x.c"])).with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let warm = test.args(["check", "x.c"]).args(&WAITS[1..]).run();
     warm.assert_code(0);

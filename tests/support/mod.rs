@@ -133,6 +133,18 @@ impl Test {
         self
     }
 
+    /// A `compile_commands.json` at the root listing `units`, each compiled alone
+    /// (`cc -c UNIT`) in the workspace.
+    pub fn compile_commands(self, units: &[&str]) -> Test {
+        let dir = self.workspace().display().to_string();
+        let entries: Vec<serde_json::Value> = units
+            .iter()
+            .map(|f| serde_json::json!({"directory": dir, "file": f, "arguments": ["cc", "-c", f]}))
+            .collect();
+        let text = serde_json::to_string(&entries).expect("json");
+        self.file("compile_commands.json", text)
+    }
+
     /// Configures the fake server for `.fake` files with these extra arguments (e.g.
     /// `["--mode", "garbage"]`) and trusts the project so lspgate runs it. The server
     /// logs what it receives and its pid in the private `fake/` dir, for
