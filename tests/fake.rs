@@ -1404,6 +1404,61 @@ fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
     assert_eq!(edit.block("project_diagnostics"), None, "{edit}");
 }
 
+/// `check --changed` takes its before view from what the servers had said when the
+/// daemon last heard the tree unchanged. A unit the daemon opened after the last call
+/// and that clangd built once a harness had written again has no word in that view:
+/// its standing error read as new (exit 1). It cannot be told new from old: not
+/// counted, and the call says so (exit 3).
+#[test]
+fn a_unit_first_heard_after_a_change_behind_the_daemon_is_not_news() {
+    let test = Test::new()
+        .file("a.fake", "one\n")
+        .file("b.fake", "ERROR old\n")
+        .compile_commands(&["a.fake", "b.fake"])
+        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
+        .with_daemon();
+    let staged = std::process::Command::new("git")
+        .args(["add", "-A"])
+        .current_dir(test.workspace())
+        .status()
+        .expect("run git add");
+    assert!(staged.success());
+    let _guard = DaemonGuard::new(&test);
+    std::fs::write(test.path("a.fake"), "two\n").expect("a change");
+    let first = test.args(["check", "--changed"]).args(LONG).run();
+    first.assert_code(0);
+    std::fs::write(first.workspace().join("a.fake"), "three\n").expect("another change");
+    let b = format!("file://{}/b.fake", first.workspace().display());
+    let mut last = Some(first);
+    let heard = crate::support::process::eventually(Duration::from_secs(20), || {
+        let out = last
+            .take()
+            .expect("the last run")
+            .again()
+            .args(["diagnostics", "--format", "json"])
+            .run();
+        let said = out.json().as_array().is_some_and(|files| {
+            files.iter().any(|f| {
+                f["uri"] == b.as_str() && f["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+            })
+        });
+        last = Some(out);
+        said
+    });
+    let held = last.expect("the last run");
+    assert!(heard, "{held}");
+    let second = held.again().args(["check", "--changed"]).args(LONG).run();
+    second.assert_code(3);
+    assert_eq!(second.block("project_diagnostics"), None, "{second}");
+    assert!(
+        second
+            .notes()
+            .iter()
+            .any(|n| n.contains("no before view of b.fake")),
+        "{second}"
+    );
+}
+
 /// clangd's "idle" with nothing published since the change is no positive sign
 /// (clangd says it between the steps of one rebuild): it waits out the full quiet
 /// period (150 ms), in which the publish of the error, 50 ms after that "idle", comes.

@@ -33,6 +33,10 @@ pub(super) struct Before {
     pub held: Held,
     /// Files whose before view did not arrive in time.
     pub missing: Vec<PathBuf>,
+    /// Documents the server of a seen view has open that the view has no word on:
+    /// the server first spoke of them after the change (clangd's units built once a
+    /// harness had written again), so what they say cannot be told new from old.
+    pub unheard: Vec<(ServerId, PathBuf)>,
     /// Servers analysing their whole workspace that had not finished by the deadline.
     pub unsettled: Vec<wait::Unsettled>,
     /// The dependents' text as shown to the servers.
@@ -357,7 +361,7 @@ fn record_held(
     for g in groups.iter() {
         let Some(s) = g.server else { continue };
         if let Some(view) = seen_view(ctx, g, s) {
-            from_seen(before, s, g, tracked, view);
+            from_seen(before, pool, s, g, tracked, view);
             continue;
         }
         if g.spec.wait.workspace_analysis() {
@@ -395,9 +399,22 @@ fn texts(paths: &[PathBuf]) -> impl Iterator<Item = (PathBuf, String)> + '_ {
 /// The before view of group `g` (server `s`) from what the server had said when the
 /// baseline's run ended: of the run's files, of their likely dependents, and of every
 /// other file it had said anything of.
-fn from_seen(before: &mut Before, s: ServerId, g: &Group, tracked: &[Tracked], view: &ServerSeen) {
+fn from_seen(
+    before: &mut Before,
+    pool: &Pool,
+    s: ServerId,
+    g: &Group,
+    tracked: &[Tracked],
+    view: &ServerSeen,
+) {
     for (path, diagnostics) in &view.files {
         before.held.insert((s, path.clone()), diagnostics.clone());
+    }
+    let of_the_run = |path: &Path| g.files.iter().any(|&i| tracked[i].path == path);
+    for (path, _) in pool.server(s).docs() {
+        if view.of(path).is_none() && !of_the_run(path) {
+            before.unheard.push((s, path.to_path_buf()));
+        }
     }
     let befores = befores(g, tracked).into_iter().map(|(path, _)| path);
     for path in befores.chain(g.dependents.iter().map(PathBuf::as_path)) {

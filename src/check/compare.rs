@@ -145,7 +145,8 @@ fn classify(
 ) -> diff::Classified {
     let mut c = diff::classify(before_diags, after, map);
     let unfinished = before.unsettled.iter().any(|u| u.server == sb);
-    if unfinished || before.missing.iter().any(|m| m == path) {
+    let unheard = before.unheard.iter().any(|(u, m)| *u == sb && m == path);
+    if unfinished || unheard || before.missing.iter().any(|m| m == path) {
         c.fixed.clear();
         for d in &mut c.diagnostics {
             d.new = false;

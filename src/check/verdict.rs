@@ -42,7 +42,7 @@ pub(super) fn judge(
     timed_out |= judge_baselines(ctx, groups, &before.unsettled);
     let mut reasons = unchecked_dependents(groups);
     if kind.has_change {
-        reasons.extend(before_missing(&before.missing));
+        reasons.extend(before_missing(pool, before));
     }
     if !written && kind.has_change {
         reasons.extend(unsaved_dependents(pool, groups, kind));
@@ -231,10 +231,16 @@ fn judge_baselines(ctx: &Context, groups: &mut [Group], unsettled: &[Unsettled])
 }
 
 /// Files whose before view did not arrive.
-fn before_missing(missing: &[PathBuf]) -> Option<RunReason> {
-    (!missing.is_empty()).then(|| RunReason::BeforeViewMissing {
-        files: missing.to_vec(),
-    })
+fn before_missing(pool: &Pool, before: &Before) -> Option<RunReason> {
+    // A document the view had no word on says nothing that could be new when it
+    // says nothing now.
+    let unheard = before
+        .unheard
+        .iter()
+        .filter(|(s, path)| !pool.server(*s).diagnostics_of(path).is_empty())
+        .map(|(_, path)| path.clone());
+    let files: Vec<PathBuf> = before.missing.iter().cloned().chain(unheard).collect();
+    (!files.is_empty()).then_some(RunReason::BeforeViewMissing { files })
 }
 
 /// Whether group `g`'s server saw the tree after the change alone, as it is on disk:

@@ -170,7 +170,7 @@ pub fn run_text(reason: &RunReason, run_dir: &Path) -> String {
             show(root)
         ),
         RunReason::BeforeViewMissing { files } => format!(
-            "no before view of {} (no answer in time, or a failed one): what they say now \
+            "no before view of {} (no answer, or none before the change): what they say now \
              cannot be told new from old, so none of it counts as new; not checked: {}",
             list(files),
             list(files)
@@ -466,7 +466,7 @@ mod tests {
                     files: ps(&["a.py"]),
                 },
                 "before_view_missing",
-                "no before view of a.py (no answer in time, or a failed one): what they say now \
+                "no before view of a.py (no answer, or none before the change): what they say now \
                  cannot be told new from old, so none of it counts as new; not checked: a.py",
             ),
             (
