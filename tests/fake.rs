@@ -1377,6 +1377,17 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
     out.assert_no_orphans();
 }
 
+/// Two units as clangd's, `b.fake` with an error of its own, every publish 1.5 s after
+/// its cause, through a daemon.
+fn slow_units() -> Test {
+    Test::new()
+        .file("a.fake", "one\n")
+        .file("b.fake", "ERROR old\n")
+        .compile_commands(&["a.fake", "b.fake"])
+        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
+        .with_daemon()
+}
+
 /// A warm daemon opens clangd's units between runs, two at a time (`daemon::units`):
 /// a run that comes while one is still building has it closed and queued again
 /// (idle work yields), where it used to take the unit's first word, after the edit,
@@ -1386,12 +1397,7 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
 /// safety net behind it) `b.fake` read as broken by the edit (exit 1).
 #[test]
 fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
-    let test = Test::new()
-        .file("a.fake", "one\n")
-        .file("b.fake", "ERROR old\n")
-        .compile_commands(&["a.fake", "b.fake"])
-        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
-        .with_daemon();
+    let test = slow_units();
     let _guard = DaemonGuard::new(&test);
     let first = test.args(["check", "a.fake"]).args(LONG).run();
     first.assert_code(0);
@@ -1411,41 +1417,13 @@ fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
 /// counted, and the call says so (exit 3).
 #[test]
 fn a_unit_first_heard_after_a_change_behind_the_daemon_is_not_news() {
-    let test = Test::new()
-        .file("a.fake", "one\n")
-        .file("b.fake", "ERROR old\n")
-        .compile_commands(&["a.fake", "b.fake"])
-        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
-        .with_daemon();
-    let staged = std::process::Command::new("git")
-        .args(["add", "-A"])
-        .current_dir(test.workspace())
-        .status()
-        .expect("run git add");
-    assert!(staged.success());
+    let test = slow_units().staged();
     let _guard = DaemonGuard::new(&test);
     std::fs::write(test.path("a.fake"), "two\n").expect("a change");
     let first = test.args(["check", "--changed"]).args(LONG).run();
     first.assert_code(0);
     std::fs::write(first.workspace().join("a.fake"), "three\n").expect("another change");
-    let b = format!("file://{}/b.fake", first.workspace().display());
-    let mut last = Some(first);
-    let heard = crate::support::process::eventually(Duration::from_secs(20), || {
-        let out = last
-            .take()
-            .expect("the last run")
-            .again()
-            .args(["diagnostics", "--format", "json"])
-            .run();
-        let said = out.json().as_array().is_some_and(|files| {
-            files.iter().any(|f| {
-                f["uri"] == b.as_str() && f["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
-            })
-        });
-        last = Some(out);
-        said
-    });
-    let held = last.expect("the last run");
+    let (heard, held) = first.once_the_daemon_reports("b.fake", Duration::from_secs(20));
     assert!(heard, "{held}");
     let second = held.again().args(["check", "--changed"]).args(LONG).run();
     second.assert_code(3);
@@ -1910,14 +1888,10 @@ mod workspace_analysis {
 fn a_file_written_again_during_check_changed_is_not_passed() {
     let test = Test::new().file("a.fake", "one\n");
     let marker = test.path("a.fake");
-    let test = test.fake_server(&["--append-on-change", &marker.display().to_string()]);
     // Staged: with no baseline yet, the first call measures from git's index.
-    let staged = std::process::Command::new("git")
-        .args(["add", "-A"])
-        .current_dir(test.workspace())
-        .status()
-        .expect("run git add");
-    assert!(staged.success());
+    let test = test
+        .fake_server(&["--append-on-change", &marker.display().to_string()])
+        .staged();
     let first = test.args(["check", "--changed"]).run();
     first.assert_code(0);
     std::fs::write(first.workspace().join("a.fake"), "one\ntwo\n").expect("another tool's write");

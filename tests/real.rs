@@ -955,32 +955,14 @@ fn clangd_daemon_opens_every_unit_and_their_old_errors_stay_old() {
             "#include \"point.h\"\n\nint old(void) { return missing; }\n\
              int twice(struct Point *p) { return 2 * p->x; }\n",
         )
-        .compile_commands(&["a.c", "b.c"]);
-    let ws = test.workspace().display().to_string();
-    let test = test.with_daemon();
+        .compile_commands(&["a.c", "b.c"])
+        .with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let first = test.args(["check", "a.c"]).args(&WAITS[1..]).run();
     first.assert_code(0);
     // clangd builds the units the daemon opened in its own time: what the daemon
     // holds is asked again until b.c is in it, with its error, or the bound passes.
-    let b = format!("file://{ws}/b.c");
-    let mut last = Some(first);
-    let opened = crate::support::process::eventually(Duration::from_secs(30), || {
-        let out = last
-            .take()
-            .expect("the last run")
-            .again()
-            .args(["diagnostics", "--format", "json"])
-            .run();
-        let said = out.json().as_array().is_some_and(|files| {
-            files.iter().any(|f| {
-                f["uri"] == b.as_str() && f["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
-            })
-        });
-        last = Some(out);
-        said
-    });
-    let held = last.expect("the last run");
+    let (opened, held) = first.once_the_daemon_reports("b.c", Duration::from_secs(30));
     assert!(
         opened,
         "b.c not opened by the daemon, or clangd said nothing of it\n{held}"

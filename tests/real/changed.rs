@@ -40,16 +40,6 @@ fn broken_behind(out: Output, lang: &Lang) -> Output {
 
 /// Stage every file: with no baseline yet, `check --changed` measures from git's
 /// index, and a file git does not know is a new one.
-fn staged(test: Test) -> Test {
-    let status = std::process::Command::new("git")
-        .args(["add", "-A"])
-        .current_dir(test.workspace())
-        .status()
-        .expect("run git add");
-    assert!(status.success(), "git add failed");
-    test
-}
-
 fn changed(test: Test) -> Output {
     test.args(["check", "--changed"]).args(&WAITS[1..]).run()
 }
@@ -71,8 +61,9 @@ fn sequence(lang: &Lang, daemon: bool) {
     }
     // As a crate has it: what cargo writes (rust-analyzer runs it) is not a change
     // of the project's.
-    let mut test =
-        staged(workspace(lang, &[]).file(".gitignore", "target/\nCargo.lock\nnode_modules/\n"));
+    let mut test = workspace(lang, &[])
+        .file(".gitignore", "target/\nCargo.lock\nnode_modules/\n")
+        .staged();
     if daemon {
         test = test.with_daemon();
     }
@@ -116,7 +107,7 @@ fn pyright_a_module_put_back_is_not_checked_again() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = staged(workspace(&PYRIGHT, &[])).with_daemon();
+    let test = workspace(&PYRIGHT, &[]).staged().with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let first = changed(test);
     first.assert_code(0);
@@ -196,7 +187,9 @@ fn rust_analyzer_never_passes_a_change_on_disk() {
     if !installed(&RUST_ANALYZER) {
         return;
     }
-    let test = staged(workspace(&RUST_ANALYZER, &[]).file(".gitignore", "target/\nCargo.lock\n"));
+    let test = workspace(&RUST_ANALYZER, &[])
+        .file(".gitignore", "target/\nCargo.lock\n")
+        .staged();
     let first = changed(test);
     first.assert_code(0);
     write_behind(&first, &RUST_ANALYZER.breaking, false);
@@ -221,7 +214,7 @@ fn clangd_never_passes_a_header_changed_on_disk() {
     if !installed(&CLANGD) {
         return;
     }
-    let test = staged(workspace(&CLANGD, &[]));
+    let test = workspace(&CLANGD, &[]).staged();
     let first = changed(test);
     first.assert_code(0);
     write_behind(&first, &CLANGD.breaking, false);
@@ -249,7 +242,10 @@ fn clangd_14_a_header_changed_behind_breaks_the_header_including_it() {
             "x.c",
             "#include \"inc.h\"\n\nint size(struct Holder *h) { return h->b.n; }\n",
         );
-    let test = staged(test.compile_commands(&["a.c", "b.c", "c.c", "x.c"])).with_daemon();
+    let test = test
+        .compile_commands(&["a.c", "b.c", "c.c", "x.c"])
+        .staged()
+        .with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let warm = test.args(["check", "x.c"]).args(&WAITS[1..]).run();
     warm.assert_code(0);
@@ -363,7 +359,7 @@ mod hooks {
         if !installed(&PYRIGHT) {
             return;
         }
-        let test = staged(setup(workspace(&PYRIGHT, &[])));
+        let test = setup(workspace(&PYRIGHT, &[])).staged();
         assert_eq!(hand(&test), None);
         let a = test.path("a.py");
         let text = fs::read_to_string(&a).expect("a.py");
@@ -615,7 +611,7 @@ mod hooks {
         if !require_server("node") || !installed(&PYRIGHT) {
             return;
         }
-        let test = staged(workspace(&PYRIGHT, &[]));
+        let test = workspace(&PYRIGHT, &[]).staged();
         let a = test.path("a.py");
         let text = fs::read_to_string(&a).expect("a.py");
         fs::write(
@@ -790,7 +786,7 @@ fn a_call_through_the_daemon_takes_its_before_view_from_the_last_one() {
     if !installed(&PYRIGHT) {
         return;
     }
-    let test = staged(workspace(&PYRIGHT, &[])).with_daemon();
+    let test = workspace(&PYRIGHT, &[]).staged().with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     // Nothing changed, and no view named yet: the daemon ends a run on the tree.
     let first = warmed(&PYRIGHT, test);
@@ -821,7 +817,7 @@ fn a_deleted_module_through_the_daemon(lang: &Lang, importers: &[(&str, u32)], e
     if !installed(lang) {
         return;
     }
-    let test = staged(workspace(lang, &[])).with_daemon();
+    let test = workspace(lang, &[]).staged().with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let first = warmed(lang, test);
     first.assert_code(0);
@@ -869,7 +865,7 @@ fn typescript_language_server_hears_of_files_created_and_deleted_from_the_daemon
     if !installed(&TSLS) {
         return;
     }
-    let test = staged(workspace(&TSLS, &[])).with_daemon();
+    let test = workspace(&TSLS, &[]).staged().with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     let first = warmed(&TSLS, test);
     first.assert_code(0);
@@ -986,7 +982,7 @@ fn typescript_language_server_reads_a_dependency_upgraded_behind_the_daemon() {
 /// before it were taken for the answers after it (TypeScript 7 on mobx in hook mode:
 /// two breaks passed as clean, exit 0).
 fn a_change_to_an_unopened_file_through_the_daemon(lang: &Lang) {
-    let test = staged(workspace(lang, &[])).with_daemon();
+    let test = workspace(lang, &[]).staged().with_daemon();
     let _guard = crate::support::process::DaemonGuard::new(&test);
     // c.ts has an error of its own.
     let first = test.args(["check", lang.c]).args(&WAITS[1..]).run();

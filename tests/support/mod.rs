@@ -133,6 +133,18 @@ impl Test {
         self
     }
 
+    /// Every file of the workspace staged in git's index (`git add -A`): what a
+    /// `check --changed` with no earlier call measures from.
+    pub fn staged(self) -> Test {
+        let status = Command::new("git")
+            .args(["add", "-A"])
+            .current_dir(self.workspace())
+            .status()
+            .expect("run git add");
+        assert!(status.success(), "git add failed");
+        self
+    }
+
     /// A `compile_commands.json` at the root listing `units`, each compiled alone
     /// (`cc -c UNIT`) in the workspace.
     pub fn compile_commands(self, units: &[&str]) -> Test {
@@ -551,6 +563,31 @@ impl Output {
 
     pub fn workspace(&self) -> &Path {
         self.test.workspace()
+    }
+
+    /// Ask the daemon what it holds (`diagnostics --format json`) until it has a
+    /// diagnostic of `rel` (a file its server builds in its own time), or `bound`
+    /// passes: whether it had, and the last answer.
+    pub fn once_the_daemon_reports(self, rel: &str, bound: Duration) -> (bool, Output) {
+        let uri = format!("file://{}/{rel}", self.workspace().display());
+        let mut last = Some(self);
+        let said = process::eventually(bound, || {
+            let out = last
+                .take()
+                .expect("the last run")
+                .again()
+                .args(["diagnostics", "--format", "json"])
+                .run();
+            let said = out.json().as_array().is_some_and(|files| {
+                files.iter().any(|f| {
+                    f["uri"] == uri.as_str()
+                        && f["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+                })
+            });
+            last = Some(out);
+            said
+        });
+        (said, last.expect("the last run"))
     }
 
     /// Every file of the workspace but `.git`, with its bytes, now.
