@@ -34,10 +34,11 @@ pub fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
 }
 
 /// Write `bytes` to `path`, one of lspgate's own files (a cache entry, a baseline),
-/// whole or not at all: through a temporary file in the same directory, renamed over
-/// it, so a reader never sees half of one.
+/// whole or not at all: through a temporary file in the same directory (made first if
+/// need be), renamed over it, so a reader never sees half of one.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     io::Write::write_all(&mut tmp, bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;

@@ -183,7 +183,6 @@ impl Baselines {
             check: check_of(&stored.files),
             files: stored.files,
         };
-        fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec(&on_disk).map_err(std::io::Error::other)?;
         crate::regular::write_whole(&path, &bytes)?;
         prune(&self.dir, &file_prefix(server));

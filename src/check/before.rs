@@ -320,16 +320,16 @@ pub(super) fn take(
 
 /// The documents server `s` has open and has said nothing of yet, but those already
 /// `asked` about: their word is owed, and is their before view, so it is waited for
-/// before the edit is shown. A warm daemon opens clangd's units and headers between
-/// runs, two at a time (`daemon::units`, for a server with `coverage.open_units`), and
-/// a run that comes meanwhile finds up to two still building. (Only for such a
-/// server: another may never say anything of a file a run opened, as pyright of one
-/// its configuration excludes, and every later run would wait for it in vain.) Taken as saying nothing, such a file read as broken by the edit
-/// when its first publish came after it: lua's `ljumptab.h`, which is not
-/// self-contained, reported two errors it always has as new, for an edit of
-/// `lobject.h` that breaks nothing (idle mode, exit 1, 2 runs in about 280).
-/// Built after the edit, clangd 14 would also have read the edited header from the
-/// disk.
+/// before the edit is shown. Taken as saying nothing, such a file read as broken by
+/// the edit when its first publish came after it: lua's `ljumptab.h`, which is not
+/// self-contained, reported two errors it always has as new for an edit of `lobject.h`
+/// that breaks nothing (idle mode, exit 1, 3 runs in 105); and clangd 14, building it
+/// after the edit, would have read the edited header from the disk. The units a
+/// daemon opens between runs are closed when a run comes (`daemon::units`); this
+/// covers what is left, a document whose word an earlier run gave up waiting for.
+/// Only for a server whose units a daemon opens (`coverage.open_units`): another may
+/// never say anything of a file a run opened (pyright of one its configuration
+/// excludes), and every later run would wait for it in vain.
 fn unanswered_docs(pool: &mut Pool, s: ServerId, g: &Group, asked: &[Target]) -> Vec<Target> {
     if g.spec.coverage.open_units == 0 {
         return Vec::new();
@@ -410,8 +410,11 @@ fn from_seen(
     for (path, diagnostics) in &view.files {
         before.held.insert((s, path.clone()), diagnostics.clone());
     }
+    // Only where documents are opened between runs (clangd's units), as for the
+    // word a run waits for (`unanswered_docs`).
+    let opened_between_runs = g.spec.coverage.open_units > 0;
     let of_the_run = |path: &Path| g.files.iter().any(|&i| tracked[i].path == path);
-    for (path, _) in pool.server(s).docs() {
+    for (path, _) in pool.server(s).docs().filter(|_| opened_between_runs) {
         if view.of(path).is_none() && !of_the_run(path) {
             before.unheard.push((s, path.to_path_buf()));
         }

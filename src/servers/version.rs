@@ -199,7 +199,7 @@ pub fn probe_cached(
         .flatten()?;
     if let Some(file) = file {
         // Best effort: a run that cannot keep it probes again next time.
-        let _ = keep(&file, &probed);
+        let _ = crate::regular::write_whole(&file, probed.as_bytes());
     }
     Some(probed)
 }
@@ -221,14 +221,6 @@ fn identity(path: &Path, env: &[(String, String)]) -> Option<String> {
         hasher.update(format!("\0{name}={value}").as_bytes());
     }
     Some(hasher.digest().to_string())
-}
-
-/// Keep `line` in `file`, its directory made first.
-fn keep(file: &Path, line: &str) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    crate::regular::write_whole(file, line.as_bytes())
 }
 
 /// Poll the probes until each has exited or `timeout` has passed, then kill the rest.
