@@ -528,6 +528,50 @@ fn gopls_fixing_edit_reports_nothing_new() {
     fixing_edit_reports_nothing_new(&GOPLS);
 }
 
+/// A cold run that deletes module `a`: gopls's brackets of its first diagnosis and of
+/// the deletion's are what the run waits for, so `a` is never opened (an open has gopls
+/// diagnose its package once more, 0.2-0.4 s of a cold go-cmp run), and its importers'
+/// breaks are found all the same.
+#[test]
+fn gopls_a_cold_deletion_opens_nothing_and_finds_the_importers_broken() {
+    if !installed(&GOPLS) {
+        return;
+    }
+    let test = workspace(&GOPLS, &[]);
+    let trace = test.private_dir("home").join("trace");
+    let text = fs::read_to_string(test.path(GOPLS.error.path)).expect("read module a");
+    let mut patch = format!(
+        "--- a/{0}\n+++ /dev/null\n@@ -1,{1} +0,0 @@\n",
+        GOPLS.error.path,
+        text.lines().count()
+    );
+    for line in text.lines() {
+        patch.push_str(&format!("-{line}\n"));
+    }
+    let out = test
+        .env("LSPGATE_TRACE", &trace)
+        .args(["patch"])
+        .args(WAITS)
+        .stdin(patch)
+        .run();
+    out.assert_code(1);
+    assert_error_in(&out, "project_diagnostics", GOPLS.b_call.0, 3);
+    assert_error_in(&out, "project_diagnostics", GOPLS.c, 3);
+    let messages = fs::read_to_string(&trace).expect("the run's trace");
+    let opened: Vec<&str> = messages
+        .lines()
+        .filter(|l| l.contains("\"textDocument/didOpen\""))
+        .collect();
+    assert!(
+        opened.is_empty(),
+        "gopls was shown a file: {opened:?}\n{out}"
+    );
+    assert!(
+        messages.contains("\"workspace/didChangeWatchedFiles\""),
+        "the deletion was not told\n{out}"
+    );
+}
+
 #[test]
 fn clangd_reports_error_in_edited_file() {
     reports_error_in_edited_file(&CLANGD);

@@ -155,7 +155,7 @@ PROJECTS += [
     Project("cobra-work", "Go", "deb:golang-github-spf13-cobra-dev=1.6.1-1"
             "+golang-github-spf13-pflag-dev=1.0.6~git20210604-d5e0c0615ace-1",
             ["go", "build", "-gcflags=-e", "./..."], "go build -gcflags=-e ./... per module",
-            recheck="",
+            recheck="gopls",
             env=GO_WORK_ENV, packages=("pflag", "cobra"),
             notes="a go.work of spf13/pflag and spf13/cobra (which imports pflag) from "
                   "Debian's sources; tests and cobra/doc removed, cobra's go.mod "

@@ -36,7 +36,8 @@ copy, a git repository of one commit, and then, one heavy thing at a time:
   5. what the server costs alone, by the minimal client of recheck.py (same server,
      same settings): for the warm and agent rows its re-check of each case's edit on
      a warm server; for the cold rows the cold floor, a fresh server's start-up
-     analysis plus that re-check; for the idle rows a fresh server's first re-check,
+     analysis plus that re-check, measured right before each cold run (the stored
+     rows are held against each case's median floor); for the idle rows a fresh server's first re-check,
      after the same think time (blank where it cannot be measured honestly).
 
 Each lspgate report is scored against the case's committed expected result (truth.py):
@@ -115,6 +116,9 @@ class Outcome:
     gate_in_truth: int = 0
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    # The server alone, measured next to this run (a cold run's floor, just before
+    # it): milliseconds, or why not.
+    alone: object = None
 
     @property
     def exit_right(self) -> bool:
@@ -332,7 +336,7 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     outcomes: list[Outcome] = []
     gate = Gate(gate_binary, scratch / "state", env, args.gate_args)
     if "cold" in args.modes:
-        outcomes += run_cold(gate, root, p, cases, args, "cold", log)
+        outcomes += run_cold(gate, root, p, cases, args, "cold", log, env)
     if "stored" in args.modes:
         # A CI job whose cache holds the base commit's baseline: one made of the
         # pristine tree by an untimed `lspgate baseline` first.
@@ -348,11 +352,17 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
     if args.recheck and p.recheck:
         named = [(c.name, c.diff) for c in cases]
         runs = [("warm", recheck.measure)]
-        if "cold" in args.modes:
-            runs.append(("cold", recheck.measure_cold))
         if "idle" in args.modes:
             think = THINK_TIMES * batch.seconds
             runs.append(("idle", lambda *a: recheck.measure_idle(*a, think=think)))
+        # The cold floor was measured next to each cold run; a stored run is held
+        # against its case's median.
+        floors: dict[str, list] = {}
+        for o in outcomes:
+            if o.mode == "cold" and isinstance(o.alone, (int, float)):
+                floors.setdefault(o.case.name, []).append(o.alone)
+        if floors:
+            alone["cold"] = {name: statistics.median(v) for name, v in floors.items()}
         for mode, measure in runs:
             t0 = time.monotonic()
             alone[mode] = measure(p, root, named, env)
@@ -363,14 +373,24 @@ def run_project(p: Project, cases: list[Case], args, gate_binary: Path, scratch:
 
 
 def run_cold(gate: Gate, root: Path, p: Project, cases: list[Case], args, mode: str,
-             log) -> list[Outcome]:
-    """Cold or stored: each case's `patch --no-daemon`, `args.runs` times."""
+             log, env: dict | None = None) -> list[Outcome]:
+    """Cold or stored: each case's `patch --no-daemon`, `args.runs` times. With `env`
+    (cold, the server alone measured), each run comes right after the floor it is
+    held against, the server alone on the same case: one load on the machine for both,
+    where a floor measured in a phase of its own drifted from the runs by more than
+    the 10% the ratio is judged on."""
     outcomes = []
     for case in cases:
         for _ in range(args.runs):
+            floor = None
+            if env is not None and args.recheck and p.recheck:
+                floor = recheck.measure_cold(p, root, [(case.name, case.diff)], env)
+                floor = floor.get(case.name)
             o = run_case(gate, root, case, mode)
+            o.alone = floor
             outcomes.append(o)
-            log(f"{p.name}/{case.name} {mode}: {brief(o)}")
+            log(f"{p.name}/{case.name} {mode}: {brief(o)}"
+                + (f", server alone {fmt_recheck(floor)}" if floor is not None else ""))
     return outcomes
 
 
@@ -476,7 +496,10 @@ def median(vals: list[float]) -> float | None:
 
 def server_alone(o: Outcome, alone: dict):
     """The server's own time for the outcome's case: its warm re-check for a warm or
-    agent run, the cold floor for a cold one (None where not measured)."""
+    agent run, the cold floor for a cold one (None where not measured). A floor
+    measured next to the run is the run's own."""
+    if o.alone is not None:
+        return o.alone
     by_mode = alone.get(o.case.project.name, {})
     mode = {"cold": "cold", "stored": "cold", "idle": "idle"}.get(o.mode, "warm")
     return by_mode.get(mode, {}).get(o.case.name)

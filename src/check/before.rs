@@ -209,7 +209,7 @@ pub(super) fn take(
             pool.mark_changed(s);
         }
         let shown = show_befores(pool, s, g, tracked, before_is_disk);
-        if shown.is_empty() && g.cold && g.spec.wait.workspace_analysis() {
+        if shown.is_empty() && g.cold && needs_a_sign(g) {
             targets.extend(probe(pool, s, g, None));
         }
         targets.extend(shown);
@@ -449,7 +449,18 @@ fn show_befores(
     tracked: &[Tracked],
     before_is_disk: bool,
 ) -> Vec<Target> {
-    let befores = befores(g, tracked);
+    // A file the edit deletes says nothing after it: it is shown only as the sign
+    // that a start-up analysis began, which a server bracketing its analyses gives
+    // by itself (gopls would diagnose its package once more for the open).
+    let deleted = |path: &Path| {
+        g.files
+            .iter()
+            .any(|&i| tracked[i].path == path && tracked[i].after.is_none())
+    };
+    let mut befores = befores(g, tracked);
+    if g.spec.brackets_analyses() {
+        befores.retain(|(path, _)| !deleted(path));
+    }
     let (other, held): (Vec<_>, Vec<_>) =
         befores
             .iter()
@@ -482,8 +493,15 @@ fn show_befores(
         .collect()
 }
 
+/// Whether a server analysing its whole workspace needs a file opened ([`probe`]) as
+/// the sign that an analysis began: not one that brackets every analysis, whose
+/// start-up analysis's end, or a change's, is that sign.
+pub(super) fn needs_a_sign(g: &Group) -> bool {
+    g.spec.wait.workspace_analysis() && !g.spec.brackets_analyses()
+}
+
 /// A cold server analysing its whole workspace, with none of the run's files to show
-/// it (only new files): one file of its root, opened, is the positive sign that its
+/// it (only new or deleted files): one file of its root, opened, is the positive sign that its
 /// start-up analysis has begun (pyright publishes open files first, in the same
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
 ///

@@ -163,9 +163,13 @@ pub(super) fn notify(
         // files) is shown one of its root, as a cold one is for a before view: the
         // positive sign that its start-up analysis has begun. So is a warm one whose
         // before view was seen: nothing else shows it busy since (gopls, told only of
-        // go-cmp's deleted file, looked settled at once: exit 0, its 4 breaks unseen).
+        // go-cmp's deleted file, looked settled at once: exit 0, its 4 breaks unseen),
+        // unless it brackets its analyses: then the end of the one it owes is the sign.
         let asked_nothing = g.uses_stored_baseline() || g.seen;
-        if asked_nothing && !targets.primary.iter().any(|t| t.server == s) {
+        if asked_nothing
+            && !g.spec.brackets_analyses()
+            && !targets.primary.iter().any(|t| t.server == s)
+        {
             let near = g.files.first().map(|&i| tracked[i].path.as_path());
             targets
                 .primary

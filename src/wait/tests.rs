@@ -511,6 +511,7 @@ fn analysing_cold() -> WaitProfile {
         delivery: Delivery::WorkspaceAnalysis {
             first_analysis_quiet: Some(LONG_QUIET),
             typing_backoff: false,
+            brackets_analyses: false,
         },
         ..analysing()
     }

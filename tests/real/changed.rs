@@ -1010,7 +1010,9 @@ fn tsgo_a_change_to_an_unopened_file_through_the_daemon() {
 
 /// Only a deletion, and a before view seen by the daemon: gopls is shown nothing else,
 /// and looked settled at once (go-cmp's deleted file in the corpus's hook mode: exit 0,
-/// its 4 breaks unseen). It is shown a file beside the deleted one.
+/// its 4 breaks unseen). The run now waits for the end of the bracket gopls owes the
+/// deletion's notification (before its brackets, a file beside the deleted one was
+/// opened as the sign).
 #[test]
 fn gopls_a_deleted_package_through_the_daemon() {
     a_deleted_module_through_the_daemon(&GOPLS, &[("b/b.go", 3), ("c/c.go", 3)], true);

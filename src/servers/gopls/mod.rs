@@ -20,6 +20,14 @@ pub(super) const VERSION_ARGS: &[&str] = &["version"];
 /// vouch for them.
 const CONFIGURATION: &[&str] = &["go.mod", "go.sum", "go.work", "go.work.sum"];
 
+/// gopls's project-wide way: a workspace analysis whose every diagnosis, the one of
+/// its initial load included, it brackets when told [`protocol::BRACKET_OPTION`].
+pub(super) const ANALYSIS: Delivery = Delivery::WorkspaceAnalysis {
+    first_analysis_quiet: None,
+    typing_backoff: false,
+    brackets_analyses: true,
+};
+
 pub(super) fn gopls() -> ServerSpec {
     ServerSpec {
         root_markers: strs(&["go.work", "go.mod"]),
@@ -43,7 +51,7 @@ pub(super) fn gopls() -> ServerSpec {
             // so what it published is the before view and the dependents: opening
             // them made it reload package metadata (`go list`), 0.8 s a run on a
             // 34-file module.
-            delivery: Delivery::ANALYSIS,
+            delivery: ANALYSIS,
             ..WaitProfile::default()
         },
         install_hint: "apt-get install gopls golang-go".into(),
@@ -56,6 +64,16 @@ pub(super) fn gopls() -> ServerSpec {
         },
         ..entry(GOPLS, "gopls", &[], languages::GO, "go")
     }
+}
+
+/// Whether `spec` tells the server to bracket its diagnoses ([`protocol::BRACKET_OPTION`]
+/// on in its initialization options, as built in).
+pub(super) fn told_to_bracket(spec: &ServerSpec) -> bool {
+    spec.initialization_options
+        .as_ref()
+        .and_then(|o| o.get(protocol::BRACKET_OPTION))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true)
 }
 
 /// The keys of [`ALLOWED`], each after `$prefix`.
@@ -101,9 +119,5 @@ pub(super) const ALLOWED: AllowList = AllowList {
 /// `project-wide` for gopls: it reports unopened files by itself whatever it is told;
 /// off, lspgate scans for the dependents and opens them instead.
 pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
-    spec.wait.delivery = if on {
-        Delivery::ANALYSIS
-    } else {
-        Delivery::OpenFiles
-    };
+    spec.wait.delivery = if on { ANALYSIS } else { Delivery::OpenFiles };
 }

@@ -77,6 +77,7 @@ fn workspace_analysis(name: &str) -> Delivery {
     Delivery::WorkspaceAnalysis {
         first_analysis_quiet: Some(Duration::from_secs(1)),
         typing_backoff: name == PYRIGHT,
+        brackets_analyses: false,
     }
 }
 
