@@ -424,8 +424,8 @@ impl Server {
 
     /// True when no progress is under way, no publish is owed, no pull is in flight,
     /// rust-analyzer is not indexing nor owes a check (and its last check ended its
-    /// full quiet ago: what it pushes can trail the end), and the server has been
-    /// silent for `quiet`.
+    /// full quiet ago: what it pushes can trail the end), gopls owes no diagnosis it
+    /// brackets, and the server has been silent for `quiet`.
     pub fn settled_after(&self, now: Instant, quiet: Duration) -> bool {
         // A project it could not load is its last word until it is mended: nothing
         // more will come (the run says so, see `load_failure`).
@@ -441,6 +441,7 @@ impl Server {
                     self.diagnostics.pulled_after(end)
                 })
             && self.pulls_in_flight.is_empty()
+            && !self.quirks.diagnoses_owed()
             && now.duration_since(self.times.last_message) >= quiet
     }
 

@@ -183,6 +183,12 @@ impl Quirks {
         self.diagnoses.all_in()
     }
 
+    /// Whether the server brackets its diagnoses (gopls) and one it owes has not
+    /// ended (`gopls::protocol::Diagnoses::owed`): no silence settles it.
+    pub fn diagnoses_owed(&self) -> bool {
+        self.diagnoses.owed()
+    }
+
     /// Whether a publish of `list` is out of date and is to be dropped, `held` (its
     /// pool clock and list) being the push taken last for the file: rust-analyzer's
     /// pushes of one check, which can come out of order

@@ -591,6 +591,8 @@ fn bracketing(changes_answered: bool) -> (Pool, ServerId) {
     });
     let wait = WaitProfile {
         quiet: LONG_QUIET,
+        // As gopls's: one burst's publishes come within the same millisecond.
+        confirmed_quiet: Some(Duration::from_millis(10)),
         delivery: Delivery::ANALYSIS,
         ..WaitProfile::default()
     };
@@ -622,6 +624,26 @@ fn a_change_whose_diagnosis_has_not_begun_waits_out_the_silence() {
     change_to(&mut pool, s, "changed");
     let rest = settle_servers(&mut pool, &[s], within(300));
     assert!(!rest.complete(), "settled before the change was diagnosed");
+}
+
+/// A server shown to bracket its diagnoses, told of a change it has not begun to
+/// diagnose, with no file of it waited for (a deletion): the short silence that ends
+/// a burst does not settle it while the change's bracket is owed.
+#[test]
+fn a_bracketing_server_owing_a_diagnosis_is_not_settled_by_a_short_silence() {
+    let (mut pool, s) = bracketing(false);
+    let target = open(&mut pool, s);
+    assert!(settle(&mut pool, &[target], within(3000)).complete());
+    assert!(settle_first_analysis(&mut pool, &[s], within(3000)).complete());
+    // In a directory the server never published a file of (gopls publishes a clean
+    // file only once it is opened): no publish of it is owed.
+    let gone = path().with_file_name("elsewhere").join("gone.go");
+    pool.watched(s, &[(gone, crate::lsp::FileChangeType::DELETED)]);
+    let rest = settle_answered_servers(&mut pool, &[s], within(300));
+    assert!(
+        !rest.complete(),
+        "settled before the deletion was diagnosed"
+    );
 }
 
 /// clangd, given the same text again while it rebuilds the file for the version it
