@@ -546,8 +546,10 @@ impl Daemon {
                 }
                 let written: Vec<PathBuf> = report.applied.iter().map(|a| a.path.clone()).collect();
                 // Before the client may change anything again: a change made after the
-                // report must not be taken for the baseline's.
+                // report must not be taken for the baseline's, nor for the
+                // configuration a server started in this run was started with.
                 self.watch_new_roots();
+                self.stamp_new_servers();
                 self.reply(stream, &Response::Report(Box::new(report)));
                 self.after_run(&written);
                 Flow::Continue
@@ -610,23 +612,23 @@ impl Daemon {
             let crashed = self.pool.crashed(i);
             let server = self.pool.server(i);
             let wanted = specs.iter().find(|s| s.name == server.name());
+            let stamp = watch::configuration_stamp(server.spec(), server.root(), &self.workspace);
             let why = match (server.dead_reason(), wanted) {
                 (_, None) => "it is no longer configured".into(),
                 (_, Some(spec)) if spec.disabled => "it was disabled".into(),
                 (_, Some(spec)) if spec != server.spec() => "its configuration changed".into(),
-                _ if self.configuration.get(&i).is_some_and(|&seen| {
-                    seen != watch::configuration_stamp(
-                        server.spec(),
-                        server.root(),
-                        &self.workspace,
-                    )
-                }) =>
-                {
+                _ if self.configuration.get(&i).is_some_and(|&seen| seen != stamp) => {
                     "the project's configuration files, lock files or installed packages changed on disk".into()
                 }
                 (Some(reason), _) if !crashed => format!("it died ({reason})"),
-                _ => continue,
+                _ => {
+                    // What it is kept for: a change from here on, during the run or
+                    // after it, is one the next run sees.
+                    self.configuration.insert(i, stamp);
+                    continue;
+                }
             };
+            self.configuration.remove(&i);
             log(&format!(
                 "stopping {} at {}: {why}",
                 server.name(),
@@ -904,6 +906,23 @@ impl Daemon {
         }
     }
 
+    /// The configuration stamp of each live server that has none, one started by the
+    /// run just made: taken before its report is sent, since npm may upgrade a
+    /// dependency the moment it is (tsserver kept the old types when the stamp came
+    /// after the upgrade, and an edit calling the upgraded function the old way passed
+    /// as clean under load). A server kept from an earlier run keeps the stamp
+    /// `prepare` took before the run.
+    fn stamp_new_servers(&mut self) {
+        for i in self.pool.ids() {
+            let server = self.pool.server(i);
+            if server.is_dead() || self.pool.is_retired(i) || self.configuration.contains_key(&i) {
+                continue;
+            }
+            let stamp = watch::configuration_stamp(server.spec(), server.root(), &self.workspace);
+            self.configuration.insert(i, stamp);
+        }
+    }
+
     /// The first walk of new servers' roots: the baseline of what they saw, and the
     /// watches on them.
     fn watch_new_roots(&mut self) {
@@ -919,15 +938,6 @@ impl Daemon {
     /// diagnostics held.
     fn after_run(&mut self, written: &[PathBuf]) {
         self.watch.touched(written);
-        self.configuration.clear();
-        for i in self.pool.ids() {
-            let server = self.pool.server(i);
-            if !server.is_dead() && !self.pool.is_retired(i) {
-                let stamp =
-                    watch::configuration_stamp(server.spec(), server.root(), &self.workspace);
-                self.configuration.insert(i, stamp);
-            }
-        }
         self.watch_new_roots();
         for i in self.pool.ids() {
             let cap = unopened_cap(self.pool.server(i));
