@@ -91,12 +91,13 @@ pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
 const DIRTY_HEADERS_SINCE: u32 = 15;
 
 /// How long clangd's `--version` may take before it is taken for one without
-/// `--use-dirty-headers`. It answers in about 50 ms once its libraries are in the page
-/// cache, but clangd 19's first start after an install took 5 s on the 2-core machine
-/// (2 s ran out in CI: clangd 19 taken for 14, a header's dry run not checked, exit 3).
-/// The answer is kept per binary ([`super::version::probe_cached`]), so this is paid
-/// once.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+/// `--use-dirty-headers`. It answers in about 50 ms on an idle machine, but clangd 19
+/// (its 129 MB libLLVM to load) took 5 s once after its install, and more than 10 s
+/// in CI while the test suite ran servers on both cores: taken for clangd 14, a
+/// header's dry run went unchecked (exit 3) with 2 s and with 10 s. As long as the
+/// server's own start may take there; the answer is kept per binary
+/// ([`super::version::probe_cached`]), so it is paid once.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// clangd 15 and later are told to read the headers lspgate has open, not the disk
 /// (`--use-dirty-headers`): the files that include a header then see its text as
