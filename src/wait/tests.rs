@@ -613,12 +613,19 @@ fn a_server_whose_diagnoses_all_ended_is_settled_without_a_silence() {
     assert!(rest.complete(), "{:?}", rest.unsettled);
 }
 
-#[test]
-fn a_change_whose_diagnosis_has_not_begun_waits_out_the_silence() {
+/// A bracketing server that answers no change, settled after its first analysis
+/// and the open of one file.
+fn bracketing_past_its_start() -> (Pool, ServerId) {
     let (mut pool, s) = bracketing(false);
     let target = open(&mut pool, s);
     assert!(settle(&mut pool, &[target], within(3000)).complete());
     assert!(settle_first_analysis(&mut pool, &[s], within(3000)).complete());
+    (pool, s)
+}
+
+#[test]
+fn a_change_whose_diagnosis_has_not_begun_waits_out_the_silence() {
+    let (mut pool, s) = bracketing_past_its_start();
     // Told of a change it has not begun to diagnose: every bracket it began has
     // ended, and that is not enough.
     change_to(&mut pool, s, "changed");
@@ -631,10 +638,7 @@ fn a_change_whose_diagnosis_has_not_begun_waits_out_the_silence() {
 /// a burst does not settle it while the change's bracket is owed.
 #[test]
 fn a_bracketing_server_owing_a_diagnosis_is_not_settled_by_a_short_silence() {
-    let (mut pool, s) = bracketing(false);
-    let target = open(&mut pool, s);
-    assert!(settle(&mut pool, &[target], within(3000)).complete());
-    assert!(settle_first_analysis(&mut pool, &[s], within(3000)).complete());
+    let (mut pool, s) = bracketing_past_its_start();
     // In a directory the server never published a file of (gopls publishes a clean
     // file only once it is opened): no publish of it is owed.
     let gone = path().with_file_name("elsewhere").join("gone.go");
