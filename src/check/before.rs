@@ -452,15 +452,14 @@ fn show_befores(
     // A file the edit deletes says nothing after it: it is shown only as the sign
     // that a start-up analysis began, which a server bracketing its analyses gives
     // by itself (gopls would diagnose its package once more for the open).
-    let deleted = |path: &Path| {
-        g.files
-            .iter()
-            .any(|&i| tracked[i].path == path && tracked[i].after.is_none())
-    };
-    let mut befores = befores(g, tracked);
-    if g.spec.brackets_analyses() {
-        befores.retain(|(path, _)| !deleted(path));
-    }
+    let shows_deleted = !g.spec.brackets_analyses();
+    let befores: Vec<(&Path, &str)> = g
+        .files
+        .iter()
+        .map(|&i| &tracked[i])
+        .filter(|t| shows_deleted || t.after.is_some())
+        .filter_map(|t| Some((t.path.as_path(), t.before.as_deref()?)))
+        .collect();
     let (other, held): (Vec<_>, Vec<_>) =
         befores
             .iter()
@@ -501,8 +500,8 @@ pub(super) fn needs_a_sign(g: &Group) -> bool {
 }
 
 /// A cold server analysing its whole workspace, with none of the run's files to show
-/// it (only new or deleted files): one file of its root, opened, is the positive sign that its
-/// start-up analysis has begun (pyright publishes open files first, in the same
+/// it (only new or deleted files): one file of its root, opened, is the positive sign
+/// that its start-up analysis has begun (pyright publishes open files first, in the same
 /// burst as the progress of the rest). Without any file, it has nothing to analyse.
 ///
 /// `near`: a file of the run (a deleted one): a file beside it is taken first, which
