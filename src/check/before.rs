@@ -225,9 +225,10 @@ pub(super) fn take(
             targets.push(sync(pool, s, d, &text));
             before.dependent_text.insert(d.clone(), text);
         }
-        let owed = unanswered_docs(pool, s, g, &targets);
+        let owed = unanswered_docs(pool, ctx, s, g, &targets);
         targets.extend(owed);
     }
+    close_unasked(pool, ctx, &targets);
     let any_cold = groups.iter().any(|g| g.cold);
     let deadline = Instant::now()
         + if any_cold || first_sight {
@@ -325,12 +326,18 @@ pub(super) fn take(
 /// self-contained, reported two errors it always has as new for an edit of `lobject.h`
 /// that breaks nothing (idle mode, exit 1, 3 runs in 105); and clangd 14, building it
 /// after the edit, would have read the edited header from the disk. The units a
-/// daemon opens between runs are closed when a run comes (`daemon::units`); this
-/// covers what is left, a document whose word an earlier run gave up waiting for.
+/// daemon opens between runs and has not heard of when a run comes are asked about
+/// or closed ([`close_unasked`]); this covers what is left, a document whose word an earlier run gave up waiting for.
 /// Only for a server whose units a daemon opens (`coverage.open_units`): another may
 /// never say anything of a file a run opened (pyright of one its configuration
 /// excludes), and every later run would wait for it in vain.
-fn unanswered_docs(pool: &mut Pool, s: ServerId, g: &Group, asked: &[Target]) -> Vec<Target> {
+fn unanswered_docs(
+    pool: &mut Pool,
+    ctx: &Context,
+    s: ServerId,
+    g: &Group,
+    asked: &[Target],
+) -> Vec<Target> {
     if g.spec.coverage.open_units == 0 {
         return Vec::new();
     }
@@ -340,12 +347,27 @@ fn unanswered_docs(pool: &mut Pool, s: ServerId, g: &Group, asked: &[Target]) ->
         .filter(|(path, _)| {
             !server.diagnostics().contains(path)
                 && !asked.iter().any(|t| t.server == s && t.path == *path)
+                && !ctx.opened_unheard.iter().any(|(i, p)| *i == s && p == path)
         })
         .map(|(path, doc)| (path.to_path_buf(), doc.text.clone()))
         .collect();
     owed.iter()
         .map(|(path, text)| sync(pool, s, path, text))
         .collect()
+}
+
+/// Close the files a daemon opened between runs that have said nothing yet and that
+/// the run does not ask about (`Context::opened_unheard`): their word is no before
+/// view the run needs, and waiting for it would make the run wait for idle work.
+/// Closed, clangd publishes nothing more of them (an empty list), so nothing they say
+/// can read as the edit's; the daemon opens them again after the run.
+fn close_unasked(pool: &mut Pool, ctx: &Context, asked: &[Target]) {
+    for (s, path) in &ctx.opened_unheard {
+        let is_asked = asked.iter().any(|t| t.server == *s && t.path == *path);
+        if !is_asked && !pool.server(*s).diagnostics().contains(path) {
+            pool.close(*s, path);
+        }
+    }
 }
 
 /// What each group's server holds besides the answers asked for: of the run's files

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::edit::{self, EditError, EditPlan};
-use crate::lsp::{Pool, SeenView};
+use crate::lsp::{Pool, SeenView, ServerId};
 use crate::model::Options;
 use crate::model::{Applied, Report, Role, ServerReport};
 use crate::servers::ServerSpec;
@@ -67,6 +67,11 @@ pub struct Context {
     /// That view, where the daemon still holds it: the before view of each server it
     /// covers (`before::choose_seen`).
     pub seen: Option<std::sync::Arc<SeenView>>,
+    /// Files a daemon opened between runs (`daemon::units`) whose word had not come
+    /// when the run did. The run waits for the word of those it asks about, which is
+    /// their before view, and closes the others before it shows the edit
+    /// (`before::close_unasked`): idle work yields to a run at once.
+    pub opened_unheard: Vec<(ServerId, PathBuf)>,
 }
 
 /// A run's ask of the daemon's views of the tree (`lsp::SeenView`): only `check

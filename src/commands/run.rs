@@ -81,6 +81,7 @@ pub fn reporting_run(
             .as_ref()
             .map_or(check::Views::None, |c| check::Views::Keep { named: c.seen }),
         seen: None,
+        opened_unheard: Vec::new(),
     };
     // Recorded before anything may change the disk: a run that is then killed, or
     // that cannot record its outcome, fails the gate instead of passing it.

@@ -482,8 +482,8 @@ impl Daemon {
         // Before the run's own sync takes what the watcher heard.
         self.extend_view(Duration::ZERO);
         self.extending = None;
-        self.units.yield_to_run(&mut self.pool);
         self.prepare(&req.servers, &held_back(&job));
+        let opened_unheard = self.units.unheard(&self.pool);
         if req.progress {
             match stream.try_clone() {
                 Ok(out) => self.pool.observer = Some(progress_sender(out, self.identity.clone())),
@@ -499,6 +499,7 @@ impl Daemon {
             makes_baseline: false,
             views: req.views,
             seen: req.views.named().and_then(|id| self.seen.get(id)),
+            opened_unheard,
         };
         // A review's files: its view carries over no word of the servers on them.
         let reviewed: Option<HashSet<PathBuf>> = match &job {
