@@ -177,18 +177,7 @@ pub(super) fn take(
 ) -> Before {
     let opts = &ctx.options;
     let mut before = Before::default();
-    // clangd, going over every open file after a save (files changed behind the
-    // daemon's back, sent again): waiting for it to finish costs the rest of that
-    // pass; asking again now (a new version of each file) would make it build every
-    // file twice.
-    let busy: Vec<ServerId> = groups
-        .iter()
-        .filter_map(|g| g.server)
-        .filter(|&s| pool.server(s).going_over_open_files())
-        .collect();
-    if !busy.is_empty() {
-        wait::settle_servers(pool, &busy, Instant::now() + opts.timeout);
-    }
+    let_busy_servers_finish(pool, groups, opts.timeout);
     let mut targets: Vec<Target> = Vec::new();
     // A dependent a warm server has never been shown may lie in a project it has not
     // loaded yet (another package of a monorepo, under tsserver): loading it is a
@@ -317,6 +306,21 @@ pub(super) fn take(
     }
     record_held(pool, ctx, groups, tracked, &mut before);
     before
+}
+
+/// clangd, going over every open file after a save (files changed behind the
+/// daemon's back, sent again): waiting for it to finish costs the rest of that pass;
+/// asking again now (a new version of each file) would make it build every file
+/// twice.
+fn let_busy_servers_finish(pool: &mut Pool, groups: &[Group], timeout: std::time::Duration) {
+    let busy: Vec<ServerId> = groups
+        .iter()
+        .filter_map(|g| g.server)
+        .filter(|&s| pool.server(s).going_over_open_files())
+        .collect();
+    if !busy.is_empty() {
+        wait::settle_servers(pool, &busy, Instant::now() + timeout);
+    }
 }
 
 /// The documents server `s` has open and has said nothing of yet, but those already
