@@ -1380,12 +1380,30 @@ fn clangd_file_states_keep_the_wait_until_the_latest_is_idle() {
 /// Two units as clangd's, `b.fake` with an error of its own, every publish 1.5 s after
 /// its cause, through a daemon.
 fn slow_units() -> Test {
+    slow_units_of("one\n", "ERROR old\n")
+}
+
+/// Two units as clangd's, `a.fake` and `b.fake` with these texts, every publish 1.5 s
+/// after its cause, through a daemon.
+fn slow_units_of(a: &str, b: &str) -> Test {
     Test::new()
-        .file("a.fake", "one\n")
-        .file("b.fake", "ERROR old\n")
+        .file("a.fake", a)
+        .file("b.fake", b)
         .compile_commands(&["a.fake", "b.fake"])
         .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
         .with_daemon()
+}
+
+/// A check of `a.fake`, after which the daemon opens the units, then at once a write
+/// of `a.fake` with `text`: the write's output.
+fn write_while_units_build(test: Test, text: &str) -> crate::support::Output {
+    let first = test.args(["check", "a.fake"]).args(LONG).run();
+    first.assert_code(0);
+    first
+        .again()
+        .args(["write", "a.fake", "--content", text])
+        .args(LONG)
+        .run()
 }
 
 /// A warm daemon opens clangd's units between runs, two at a time (`daemon::units`):
@@ -1399,13 +1417,7 @@ fn slow_units() -> Test {
 fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
     let test = slow_units();
     let _guard = DaemonGuard::new(&test);
-    let first = test.args(["check", "a.fake"]).args(LONG).run();
-    first.assert_code(0);
-    let edit = first
-        .again()
-        .args(["write", "a.fake", "--content", "two\n"])
-        .args(LONG)
-        .run();
+    let edit = write_while_units_build(test, "two\n");
     edit.assert_code(0);
     assert_eq!(edit.block("project_diagnostics"), None, "{edit}");
 }
@@ -1418,20 +1430,9 @@ fn a_unit_still_building_when_a_run_comes_is_nothing_new() {
 /// and never closed.
 #[test]
 fn a_unit_still_building_that_the_edit_reaches_is_kept_open() {
-    let test = Test::new()
-        .file("a.fake", "def one\n")
-        .file("b.fake", "use one\n")
-        .compile_commands(&["a.fake", "b.fake"])
-        .fake_server_as("clangd", &["--mode", "slow-publish=1500"])
-        .with_daemon();
+    let test = slow_units_of("def one\n", "use one\n");
     let _guard = DaemonGuard::new(&test);
-    let first = test.args(["check", "a.fake"]).args(LONG).run();
-    first.assert_code(0);
-    let edit = first
-        .again()
-        .args(["write", "a.fake", "--content", "def two\n"])
-        .args(LONG)
-        .run();
+    let edit = write_while_units_build(test, "def two\n");
     edit.assert_code(1);
     assert_eq!(
         edit.block("project_diagnostics"),
