@@ -360,15 +360,17 @@ fn unanswered_docs(
         .collect()
 }
 
-/// Close the files a daemon opened between runs that have said nothing yet and that
-/// the run does not ask about (`Context::opened_unheard`): their word is no before
-/// view the run needs, and waiting for it would make the run wait for idle work.
-/// Closed, clangd publishes nothing more of them (an empty list), so nothing they say
-/// can read as the edit's; the daemon opens them again after the run.
+/// Close the files a daemon opened between runs that had said nothing when the run
+/// came and that the run does not ask about (`Context::opened_unheard`): their word is
+/// no before view the run needs, and waiting for it would make the run wait for idle
+/// work. One heard since is closed too: its word may rest on a change already on the
+/// disk, and in a `check --changed` run it is a document the daemon's view has no word
+/// on, whose saying anything makes the run incomplete (`Before::unheard`). Closed,
+/// clangd publishes nothing more of them (an empty list), so nothing they say can read
+/// as the edit's; the daemon opens them again after the run.
 fn close_unasked(pool: &mut Pool, ctx: &Context, asked: &[Target]) {
     for (s, path) in &ctx.opened_unheard {
-        let is_asked = asked.iter().any(|t| t.server == *s && t.path == *path);
-        if !is_asked && !pool.server(*s).diagnostics().contains(path) {
+        if !asked.iter().any(|t| t.server == *s && t.path == *path) {
             pool.close(*s, path);
         }
     }
