@@ -331,7 +331,8 @@ fn let_busy_servers_finish(pool: &mut Pool, groups: &[Group], timeout: std::time
 /// that breaks nothing (idle mode, exit 1, 3 runs in 105); and clangd 14, building it
 /// after the edit, would have read the edited header from the disk. The units a
 /// daemon opens between runs and has not heard of when a run comes are asked about
-/// or closed ([`close_unasked`]); this covers what is left, a document whose word an earlier run gave up waiting for.
+/// or closed ([`close_unasked`]); this covers what is left, a document whose word an
+/// earlier run gave up waiting for.
 /// Only for a server whose units a daemon opens (`coverage.open_units`): another may
 /// never say anything of a file a run opened (pyright of one its configuration
 /// excludes), and every later run would wait for it in vain.
