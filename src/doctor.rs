@@ -16,17 +16,10 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::config::{self, ConfigError};
 use crate::paths::normalize;
 use crate::servers::{Origin, Role, ServerSpec, version};
-
-/// How long the `--version` probes (all run at once) may run before the rest are
-/// killed and their servers shown as "installed" with no version. On an idle machine
-/// they take under a second; in CI, with the test suite running servers on both
-/// cores, clangd's ran past 2 s and rust-analyzer's (through rustup) past 10 s.
-pub const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What `lspgate servers [FILE]` reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -178,7 +171,7 @@ pub fn gather(
         })
         .collect();
     let envs: Vec<&[(String, String)]> = shown.iter().map(|s| s.env.as_slice()).collect();
-    let versions = version::probe_versions(&probed, &envs, VERSION_TIMEOUT);
+    let versions = version::probe_versions(&probed, &envs, version::PROBE_TIMEOUT);
     let servers = shown
         .into_iter()
         .zip(paths)
@@ -313,7 +306,7 @@ mod tests {
     use super::*;
     use crate::servers;
     use crate::servers::version::script;
-    use std::time::Instant;
+    use std::time::{Duration, Instant};
 
     #[test]
     fn versions_first_line_failure_timeout_and_duplicates() {

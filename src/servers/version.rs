@@ -23,6 +23,16 @@ const PROBE_OUTPUT_LIMIT: u64 = 4096;
 /// Longest version string kept; anything longer is not a version line.
 const MAX_VERSION_CHARS: usize = 120;
 
+/// How long a `--version` probe may run before it is killed: for `servers`, its
+/// server is then shown as "installed" with no version; for clangd's launch
+/// (`clangd::adapt_launch`), it is taken for one without `--use-dirty-headers`. On an
+/// idle machine a probe takes about 50 ms, but in CI, with the test suite running
+/// servers on both cores, clangd 19's (its 129 MB libLLVM to load) ran past 10 s, and
+/// so did rust-analyzer's through rustup; taken for clangd 14, a header's dry run went
+/// unchecked (exit 3) with 2 s and with 10 s. As long as a server's own start may take
+/// there; clangd's answer is kept per binary ([`probe_cached`]), so it is paid once.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The arguments that print the version of the program at `path`: `--version`,
 /// unless its family says otherwise (gopls).
 pub fn version_args(path: &Path) -> &'static [&'static str] {

@@ -90,15 +90,6 @@ pub(super) fn set_project_wide(spec: &mut ServerSpec, on: bool) {
 /// (`--use-dirty-headers`).
 const DIRTY_HEADERS_SINCE: u32 = 15;
 
-/// How long clangd's `--version` may take before it is taken for one without
-/// `--use-dirty-headers`. It answers in about 50 ms on an idle machine, but clangd 19
-/// (its 129 MB libLLVM to load) took 5 s once after its install, and more than 10 s
-/// in CI while the test suite ran servers on both cores: taken for clangd 14, a
-/// header's dry run went unchecked (exit 3) with 2 s and with 10 s. As long as the
-/// server's own start may take there; the answer is kept per binary
-/// ([`super::version::probe_cached`]), so it is paid once.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// clangd 15 and later are told to read the headers lspgate has open, not the disk
 /// (`--use-dirty-headers`): the files that include a header then see its text as
 /// lspgate shows it, a dry run's new text or the old one a review shows for its
@@ -115,7 +106,7 @@ pub(super) fn adapt_launch(launch: &mut super::Launch, spec: &ServerSpec, progra
     let probed = super::version::probe_cached(
         program,
         &spec.env,
-        VERSION_TIMEOUT,
+        super::version::PROBE_TIMEOUT,
         crate::paths::dirs().cache.as_deref(),
     );
     let major = probed.as_deref().and_then(major_version);
